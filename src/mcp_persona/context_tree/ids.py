@@ -1,0 +1,63 @@
+"""Id generators per field format.
+
+A format is a template such as ``"oc_{hex:32}"`` or ``"{uuid}_0"``. Placeholders:
+``{hex:N}`` lowercase hex, ``{digits:N}``, ``{alnum:N}`` lowercase letters and
+digits, ``{upper:N}`` uppercase letters and digits, ``{uuid}``. Everything else is
+literal. Generation draws from a seeded ``random.Random`` owned by the episode,
+so ids are reproducible run to run and never read the clock or the OS entropy.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+import uuid
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+_PLACEHOLDER = re.compile(r"\{(hex|digits|alnum|upper):(\d+)\}|\{uuid\}")
+_ALPHABETS = {
+    "hex": "0123456789abcdef",
+    "digits": string.digits,
+    "alnum": string.ascii_lowercase + string.digits,
+    "upper": string.ascii_uppercase + string.digits,
+}
+
+
+def _check_format(fmt: str) -> str:
+    if not _PLACEHOLDER.search(fmt):
+        raise ValueError(f"id format {fmt!r} has no placeholder such as {{hex:8}} or {{uuid}}")
+    leftover = _PLACEHOLDER.sub("", fmt)
+    if "{" in leftover or "}" in leftover:
+        raise ValueError(f"id format {fmt!r} has an unknown placeholder")
+    return fmt
+
+
+IdFormat = Annotated[str, AfterValidator(_check_format)]
+
+
+def generate_id(fmt: str, rng: random.Random) -> str:
+    def fill(m: re.Match[str]) -> str:
+        if m.group(0) == "{uuid}":
+            return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        alphabet = _ALPHABETS[m.group(1)]
+        return "".join(rng.choice(alphabet) for _ in range(int(m.group(2))))
+
+    return _PLACEHOLDER.sub(fill, fmt)
+
+
+def matches_format(fmt: str, value: str) -> bool:
+    """Whether ``value`` could have been produced by ``fmt`` (used to check context data)."""
+    parts: list[str] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(fmt):
+        parts.append(re.escape(fmt[pos : m.start()]))
+        if m.group(0) == "{uuid}":
+            parts.append(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+        else:
+            parts.append(f"[{re.escape(_ALPHABETS[m.group(1)])}]{{{m.group(2)}}}")
+        pos = m.end()
+    parts.append(re.escape(fmt[pos:]))
+    return re.fullmatch("".join(parts), value) is not None

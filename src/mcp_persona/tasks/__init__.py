@@ -1,0 +1,27 @@
+"""Tasks: the file format and its loader."""
+
+from mcp_persona.tasks.loader import TaskFileError, bundled_suites, load_tasks
+from mcp_persona.tasks.models import (
+    Checkpoint,
+    GoldCall,
+    GoldStep,
+    OperateCheckpoint,
+    OtherCheckpoint,
+    SearchCheckpoint,
+    ServerContext,
+    Task,
+)
+
+__all__ = [
+    "Checkpoint",
+    "GoldCall",
+    "GoldStep",
+    "OperateCheckpoint",
+    "OtherCheckpoint",
+    "SearchCheckpoint",
+    "ServerContext",
+    "Task",
+    "TaskFileError",
+    "bundled_suites",
+    "load_tasks",
+]

@@ -1,0 +1,167 @@
+"""The task file format.
+
+One model carries what all four protocols need, so suites of any protocol load into
+it without a rewrite:
+
+* MCP-Persona: instruction, necessary / unnecessary context, the servers with the
+  user context of each, category, the gold tool chain and checkpoints of four types.
+* MCPAgentBench: the gold chain is a list of *steps*, each a list of calls the agent
+  may issue in parallel (``[[a, b], [c]]``).
+* LiveMCP-101: the same gold plan doubles as the execution plan; ``difficulty``
+  holds its tier.
+* LiveMCPBench: ``key_points`` for the key-point judge.
+
+Gold arguments may use a value produced earlier in the chain (an id the app
+generated) with ``{"$ref": "S.C:dotted.path"}``: the result of call C of step S
+(0-based), parsed as JSON, then the dotted path into it (``data.event.event_id``;
+list indexes are numbers). The reference agent resolves these at replay time.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from mcp_persona.clock import TaskClock
+
+_STRICT = ConfigDict(extra="forbid")
+
+
+class ServerContext(BaseModel):
+    """A server the task uses and the user context it runs on."""
+
+    model_config = _STRICT
+    server: str
+    context_id: str
+
+
+class GoldCall(BaseModel):
+    model_config = _STRICT
+    server: str
+    tool: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.server}:{self.tool}"
+
+
+class GoldStep(BaseModel):
+    """Calls with no dependency between them: the agent may issue them in one turn."""
+
+    model_config = _STRICT
+    calls: list[GoldCall] = Field(min_length=1)
+
+
+# -- checkpoints -----------------------------------------------------------------------------------
+class _CheckpointBase(BaseModel):
+    model_config = _STRICT
+    summary: str = Field(min_length=1, description="what the checkpoint asks, in one sentence (for judges)")
+
+
+class SearchCheckpoint(_CheckpointBase):
+    """A value the agent must find. Rule-based score: 1 if every GT value is in the final
+    answer, 0.5 if they were only retrieved (in tool outputs) or only some are reported,
+    0 otherwise."""
+
+    type: Literal["generic_search", "personalized_search"]
+    gt_value: list[str] = Field(min_length=1, description="all must appear (normalized)")
+    server: str | None = None
+
+    @field_validator("gt_value", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str | int | float) else value
+
+
+class OperateCheckpoint(_CheckpointBase):
+    """A state change the agent must make, checked on the end state.
+
+    * ``create``: an entity of ``entity`` type, absent before, whose fields match ``expect``
+      (and whose parent matches ``parent_expect``, if given).
+    * ``modify``: the entity at ``target`` has the ``expect`` field values at the end.
+    * ``delete``: the entity at ``target`` is gone.
+    """
+
+    type: Literal["operate"] = "operate"
+    server: str
+    tool: str
+    operate_type: Literal["create", "modify", "delete"]
+    entity: str | None = None
+    target: str | None = None
+    expect: dict[str, Any] = Field(default_factory=dict)
+    parent_expect: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _shape(self) -> OperateCheckpoint:
+        if self.operate_type == "create" and not self.entity:
+            raise ValueError("a create checkpoint needs 'entity' (the entity type created)")
+        if self.operate_type == "create" and not self.expect:
+            raise ValueError("a create checkpoint needs 'expect' (fields the new entity must have)")
+        if self.operate_type in ("modify", "delete") and not self.target:
+            raise ValueError(f"a {self.operate_type} checkpoint needs 'target' (the entity path)")
+        if self.operate_type == "modify" and not self.expect:
+            raise ValueError("a modify checkpoint needs 'expect' (field values after the change)")
+        return self
+
+
+class OtherCheckpoint(_CheckpointBase):
+    """Anything else. Rule-based: the named tool was called without error (else 0)."""
+
+    type: Literal["other"] = "other"
+    server: str | None = None
+    tool: str | None = None
+
+
+Checkpoint = Annotated[
+    SearchCheckpoint | OperateCheckpoint | OtherCheckpoint, Field(discriminator="type")
+]
+
+
+class Task(BaseModel):
+    model_config = _STRICT
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    suite: str
+    category: str = Field(description="e.g. lark_single, obsidian_single, lark_obsidian")
+    instruction: str = Field(min_length=1)
+    necessary_context: dict[str, str] = Field(default_factory=dict)
+    unnecessary_context: list[str] = Field(default_factory=list)
+    servers: list[ServerContext] = Field(min_length=1)
+    clock: TaskClock
+    gold: list[GoldStep] = Field(default_factory=list)
+    checkpoints: list[Checkpoint] = Field(min_length=1)
+    reference_answer: str = Field(default="", description="the final answer a perfect agent gives")
+    difficulty: Literal["easy", "medium", "hard"] | None = None
+    key_points: list[str] = Field(default_factory=list)
+    implicit_context: list[str] = Field(
+        default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
+    )
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Task:
+        names = [s.server for s in self.servers]
+        if len(set(names)) != len(names):
+            raise ValueError(f"servers lists a server twice: {names}")
+        for si, step in enumerate(self.gold):
+            for ci, call in enumerate(step.calls):
+                if call.server not in names:
+                    raise ValueError(f"gold step {si} call {ci} uses server {call.server!r} not in servers {names}")
+        for i, cp in enumerate(self.checkpoints):
+            server = getattr(cp, "server", None)
+            if server is not None and server not in names:
+                raise ValueError(f"checkpoint {i} names server {server!r} not in servers {names}")
+        return self
+
+    @property
+    def server_names(self) -> list[str]:
+        return [s.server for s in self.servers]
+
+    def context_of(self, server: str) -> str | None:
+        return next((s.context_id for s in self.servers if s.server == server), None)
+
+    @property
+    def gold_calls(self) -> list[GoldCall]:
+        return [c for step in self.gold for c in step.calls]
