@@ -14,7 +14,7 @@ def check_state(h: Hierarchy, data: Any) -> list[str]:
     problems: list[str] = []
     ids: dict[str, set[str]] = {t: set() for t in h.entities}
     entities = []
-    for collection, etype in h.child_types(None).items():
+    for collection in h.child_types(None):
         if collection in data and not isinstance(data[collection], dict):
             problems.append(f"{collection}: must be an object mapping id -> entity")
     for etype, path, entity in h.iter_entities(data):
