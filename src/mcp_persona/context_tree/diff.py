@@ -93,5 +93,5 @@ def is_ignored(change: Change, patterns: list[str]) -> bool:
 
 
 def _pattern(pattern: str) -> re.Pattern[str]:
-    """``[*]`` matches any one selector; everything else is literal."""
-    return re.compile(re.escape(pattern).replace(re.escape("[*]"), r"\[[^\]]*\]"))
+    """``[*]`` matches any one selector (quoted ones too); everything else is literal."""
+    return re.compile(re.escape(pattern).replace(re.escape("[*]"), r'\[(?:"(?:[^"\\]|\\.)*"|[^\]]*)\]'))

@@ -122,7 +122,8 @@ def _walk(
         for eid, entity in children.items():
             path = f"{prefix}.{Segment(collection, eid)}" if prefix else str(Segment(collection, eid))
             yield etype, path, entity
-            yield from _walk(h, entity, etype, path)
+            if isinstance(entity, dict):
+                yield from _walk(h, entity, etype, path)
 
 
 def load_hierarchy(path: Path) -> Hierarchy:

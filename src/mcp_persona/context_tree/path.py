@@ -37,7 +37,7 @@ class Segment:
             return self.name
         sel = self.selector
         if sel != WILDCARD and ("[" in sel or "]" in sel or sel.startswith('"')):
-            sel = '"' + sel.replace('"', '\\"') + '"'
+            sel = '"' + sel.replace("\\", "\\\\").replace('"', '\\"') + '"'
         return f"{self.name}[{sel}]"
 
 
@@ -63,7 +63,7 @@ def parse_path(path: str) -> tuple[Segment, ...]:
                 raise PathError(f"expected '.' at position {i} in {path!r}, found {path[i]!r}")
             i += 1
             if i == n:
-                raise PathError(f"path {path!r} ends with '.'")
+                raise PathError(f"path {path!r} ends with '.' at position {i - 1}")
     return tuple(segments)
 
 

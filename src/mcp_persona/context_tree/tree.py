@@ -103,18 +103,18 @@ class ContextTree:
             raise ValueError("limit must be >= 0")
         last = segments[-1]
         if last.selector is not None and not last.is_wildcard:
-            entity = self.get(path)
-            return [entity] if _matches(entity, filters) else []
+            found = [e for e in self._parents(segments) if _matches(e, filters)]
+            return found if limit is None else found[:limit]
         out: list[Entity] = []
         for parent in self._parents(segments[:-1]):
             children = parent.get(last.name)
             if not isinstance(children, dict):
                 continue
             for entity in children.values():
+                if limit is not None and len(out) >= limit:
+                    return out
                 if _matches(entity, filters):
                     out.append(entity)
-                    if limit is not None and len(out) >= limit:
-                        return out
         return out
 
     def _parents(self, segments: tuple[Segment, ...]) -> Iterator[Entity]:
@@ -129,9 +129,9 @@ class ContextTree:
                     nxt.extend(children.values())
                 elif seg.selector in children:
                     nxt.append(children[seg.selector])
-                else:
-                    where = ".".join(str(s) for s in segments[: depth + 1])
-                    raise NotFoundError(f"no entity at {where}")
+            if not nxt and seg.selector is not None and not seg.is_wildcard:
+                where = ".".join(str(s) for s in segments[: depth + 1])
+                raise NotFoundError(f"no entity at {where}")
             nodes = nxt
         yield from nodes
 
@@ -249,8 +249,15 @@ class ContextTree:
     @contextmanager
     def transaction(self) -> Iterator[None]:
         """All writes inside either all stay or, on any exception, are all undone."""
-        if self._journal is not None:  # nested: the outer transaction owns the undo log
-            yield
+        if self._journal is not None:  # nested: undo only this block's writes, the outer owns the log
+            journal, mark = self._journal, len(self._journal)
+            try:
+                yield
+            except BaseException:
+                for undo in reversed(journal[mark:]):
+                    undo()
+                del journal[mark:]
+                raise
             return
         self._journal = []
         try:

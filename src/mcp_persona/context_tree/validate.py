@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_persona.context_tree.hierarchy import Hierarchy
+from mcp_persona.context_tree.path import PathError, parse_path
 
 
 def check_state(h: Hierarchy, data: Any) -> list[str]:
@@ -22,7 +23,11 @@ def check_state(h: Hierarchy, data: Any) -> list[str]:
         if not isinstance(entity, dict):
             problems.append(f"{path}: must be an object")
             continue
-        key = path.rsplit("[", 1)[-1].rstrip("]").strip('"')
+        try:  # the entity's key, read back from its path (quoted ids may hold '[', ']', '"')
+            key = parse_path(path)[-1].selector
+        except PathError:
+            problems.append(f"{path}: an id must be a non-empty string")
+            continue
         if entity.get(decl.id_field) != key:
             problems.append(f"{path}: {decl.id_field} is {entity.get(decl.id_field)!r}, must equal its key")
         for collection in h.child_types(etype):
@@ -36,6 +41,6 @@ def check_state(h: Hierarchy, data: Any) -> list[str]:
             if value is None:
                 continue
             for ref in value if isinstance(value, list) else [value]:
-                if ref not in ids[target]:
+                if not isinstance(ref, str) or ref not in ids[target]:
                     problems.append(f"{path}.{fieldname}: no {target} with id {ref!r}")
     return problems

@@ -1,0 +1,8 @@
+"""Agents: reference (gold replay), noop (the floor) and model (function calling)."""
+
+from mcp_persona.agents.base import Agent
+from mcp_persona.agents.model import DEFAULT_MAX_ROUNDS, ModelAgent
+from mcp_persona.agents.noop import NoopAgent
+from mcp_persona.agents.reference import GoldReplayError, ReferenceAgent
+
+__all__ = ["DEFAULT_MAX_ROUNDS", "Agent", "GoldReplayError", "ModelAgent", "NoopAgent", "ReferenceAgent"]

@@ -1,0 +1,84 @@
+"""The function-calling agent: a model and the tool pool, in a loop of at most ``max_rounds`` turns."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from mcp_persona.agents.prompts import system_prompt, user_prompt
+from mcp_persona.agents.tool_schema import openai_tools
+from mcp_persona.environment import Environment
+from mcp_persona.llm.base import ChatClient, ModelError
+from mcp_persona.tasks import Task
+from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory
+
+DEFAULT_MAX_ROUNDS = 20
+
+
+class ModelAgent:
+    name = "model"
+
+    def __init__(self, client: ChatClient, *, max_rounds: int = DEFAULT_MAX_ROUNDS) -> None:
+        if max_rounds < 1:
+            raise ValueError("max_rounds must be at least 1")
+        self.client = client
+        self.max_rounds = max_rounds
+
+    @property
+    def model(self) -> str:
+        return self.client.name
+
+    async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
+        tools = openai_tools(env.pool)
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system_prompt(task)},
+            {"role": "user", "content": user_prompt(task)},
+        ]
+        for rnd in range(self.max_rounds):
+            start = time.perf_counter()
+            try:
+                resp = await self.client.complete(messages, tools)
+            except ModelError as exc:
+                trajectory.events.append(ModelCallEvent(round=rnd, latency_s=time.perf_counter() - start,
+                                                        error=str(exc)))
+                trajectory.stop_reason = "error"
+                trajectory.error = f"model call failed: {exc}"
+                return
+            trajectory.events.append(ModelCallEvent(
+                round=rnd, latency_s=time.perf_counter() - start, usage=resp.usage, content=resp.content,
+                tool_calls=resp.tool_calls, finish_reason=resp.finish_reason))
+            if not resp.tool_calls:
+                trajectory.final_answer = resp.content or ""
+                trajectory.stop_reason = "answered"
+                return
+            messages.append({
+                "role": "assistant",
+                "content": resp.content,
+                "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                               for c in resp.tool_calls],
+            })
+            for call in resp.tool_calls:  # one turn's calls run in order, so state stays deterministic
+                event = await self._execute(env, call.name, call.arguments, rnd, call.id)
+                trajectory.events.append(event)
+                messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": event.result})
+        trajectory.stop_reason = "max_rounds"
+        trajectory.final_answer = ""
+
+    async def _execute(self, env: Environment, name: str, raw: str, rnd: int, call_id: str) -> ToolCallEvent:
+        tool = env.resolve(name)
+        if tool is None:
+            return ToolCallEvent(round=rnd, call_id=call_id, tool=name, raw_arguments=raw, is_error=True,
+                                 result=f"Error: there is no tool named {name!r}.")
+        try:
+            args = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            # Never guessed into {}: the call is not executed and the model is told why.
+            return ToolCallEvent(round=rnd, call_id=call_id, server=tool.server, tool=tool.name, raw_arguments=raw,
+                                 is_error=True, result=f"Error: the arguments are not valid JSON ({exc.msg}).")
+        if not isinstance(args, dict):
+            return ToolCallEvent(round=rnd, call_id=call_id, server=tool.server, tool=tool.name, raw_arguments=raw,
+                                 is_error=True, result="Error: the arguments must be a JSON object.")
+        event = await env.call(tool.server, tool.name, args, round=rnd, call_id=call_id)
+        event.raw_arguments = raw
+        return event

@@ -1,0 +1,98 @@
+"""The environment of one episode: fresh app states, their MCP servers, and the tool pool.
+
+Each server the episode uses gets a private copy of its user context and an
+``MCPServer`` over it, reached through the SDK's ``Client`` in-process: real MCP
+messages, no subprocess, no file I/O per call. Episodes never share state, so
+they can run concurrently.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mcp import Client
+from mcp.types import TextContent
+
+from mcp_persona.apps import AppEnv, app_names, get_app
+from mcp_persona.tasks import Task
+from mcp_persona.trajectory import ToolCallEvent
+
+ToolPool = Literal["selected", "all"]
+SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
+
+
+@dataclass(frozen=True)
+class PoolTool:
+    exposed: str
+    server: str
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+class Environment:
+    def __init__(self, task: Task, *, tools: ToolPool = "selected") -> None:
+        self.task = task
+        self.pool_kind = tools
+        names = task.server_names if tools == "selected" else _all_servers(task)
+        self.apps: dict[str, AppEnv] = {}
+        self.initial: dict[str, dict[str, Any]] = {}
+        for i, name in enumerate(names):
+            app = get_app(name)
+            context_id = task.context_of(name) or app.context_ids()[0]
+            env = app.env(context_id, clock=task.clock, seed=task.seed * 1000 + i)
+            self.apps[name] = env
+            self.initial[name] = app.load_context(context_id)
+        self.clients: dict[str, Client] = {}
+        self.pool: list[PoolTool] = []
+        self._by_exposed: dict[str, PoolTool] = {}
+        self._stack = AsyncExitStack()
+
+    async def __aenter__(self) -> Environment:
+        try:
+            for name, env in self.apps.items():
+                client = Client(env.app.server(env))
+                self.clients[name] = await self._stack.enter_async_context(client)
+                listed = await client.list_tools()
+                for t in listed.tools:
+                    tool = PoolTool(f"{name}{SEP}{t.name}", name, t.name, t.description or "", t.input_schema)
+                    self.pool.append(tool)
+                    self._by_exposed[tool.exposed] = tool
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    def resolve(self, exposed: str) -> PoolTool | None:
+        return self._by_exposed.get(exposed)
+
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], *, round: int, call_id: str = ""
+    ) -> ToolCallEvent:
+        client = self.clients.get(server)
+        if client is None:
+            return ToolCallEvent(round=round, call_id=call_id, server=None, tool=tool, arguments=arguments,
+                                 result=f"Unknown server: {server}", is_error=True)
+        start = time.perf_counter()
+        result = await client.call_tool(tool, arguments)
+        latency = time.perf_counter() - start
+        text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+        return ToolCallEvent(round=round, call_id=call_id, server=server, tool=tool, arguments=arguments,
+                             result=text, is_error=bool(result.is_error), latency_s=latency)
+
+    def final_states(self) -> dict[str, dict[str, Any]]:
+        return {name: env.tree.data for name, env in self.apps.items()}
+
+    def internal_errors(self) -> list[str]:
+        return [f"{name}: {err}" for name, env in self.apps.items() for err in env.internal_errors]
+
+
+def _all_servers(task: Task) -> list[str]:
+    # The task's own servers first, then every other app (each on its first context).
+    return task.server_names + [n for n in app_names() if n not in task.server_names]

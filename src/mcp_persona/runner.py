@@ -1,0 +1,80 @@
+"""Run episodes: task → environment → agent → trajectory → scores → store.
+
+Episodes run concurrently up to a limit, each in its own environment; each is
+stored the moment it ends. A resumed run skips the episodes already stored.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import anyio
+
+from mcp_persona.agents import Agent
+from mcp_persona.environment import Environment, ToolPool
+from mcp_persona.scoring import score_episode
+from mcp_persona.store import EpisodeRecord, RunStore
+from mcp_persona.tasks import Task
+from mcp_persona.trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    suite: str
+    agent: str
+    model: str | None
+    tools: ToolPool = "selected"
+    max_rounds: int = 20
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0) -> EpisodeRecord:
+    trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
+    start = time.perf_counter()
+    async with Environment(task, tools=tools) as env:
+        try:
+            await agent.run(task, env, trajectory)
+        except Exception as exc:  # a broken agent or gold chain: recorded, never fatal to the run
+            trajectory.stop_reason = "error"
+            trajectory.error = f"{type(exc).__name__}: {exc}"
+        trajectory.elapsed_s = time.perf_counter() - start
+        internal = env.internal_errors()
+        if trajectory.stop_reason == "error":
+            return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
+                                 trajectory=trajectory, internal_errors=internal, error=trajectory.error)
+        score = score_episode(task, trajectory, env.initial, env.final_states())
+    return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
+                         score=score.to_dict(), internal_errors=internal)
+
+
+async def run_suite(
+    tasks: Sequence[Task],
+    agent: Agent,
+    store: RunStore,
+    *,
+    tools: ToolPool = "selected",
+    concurrency: int = 1,
+    on_done: Callable[[EpisodeRecord], None] | None = None,
+) -> int:
+    """Run every task not yet finished in ``store``; return how many episodes ran now."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    done = store.finished()
+    todo = [t for t in tasks if (t.id, 0) not in done]
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def one(task: Task) -> None:
+        async with limiter:
+            record = await run_episode(task, agent, tools=tools)
+            store.write(record)
+            if on_done is not None:
+                on_done(record)
+
+    async with anyio.create_task_group() as tg:
+        for task in todo:
+            tg.start_soon(one, task)
+    return len(todo)

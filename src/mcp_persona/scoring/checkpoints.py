@@ -1,0 +1,167 @@
+"""Rule-based checkpoint scoring and execution checks (Acc and Exec-Acc of one episode).
+
+Every checkpoint gets a score in {0, 0.5, 1}:
+
+* search (generic / personalized): 1 if every GT value appears in the final answer;
+  0.5 if some do, or if all were retrieved (in successful tool outputs) but not
+  reported; else 0.
+* operate: checked on the end state against the start state (see
+  :func:`check_operate`): 1 if the entity was created / modified / deleted as
+  specified, 0.5 if a matching entity was touched with only part of the fields
+  right, else 0.
+* other: 1 if the named tool was called without error, else 0.
+
+Acc is the mean over a task's checkpoints; Exec-Acc the share of its operate
+checkpoints that fully pass (None when it has none). State changes that no
+operate checkpoint accounts for are reported as collateral damage, except fields
+the app's hierarchy lists as read side effects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_persona.apps import get_app
+from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored
+from mcp_persona.scoring.match import fields_matched
+from mcp_persona.scoring.normalize import appears_in
+from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task
+from mcp_persona.trajectory import Trajectory
+
+
+@dataclass
+class CheckpointResult:
+    index: int
+    type: str
+    score: float | None  # None: not decidable by rules (left to a judge)
+    reason: str
+    claimed: list[str] = field(default_factory=list)  # entity paths this checkpoint accounts for
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "type": self.type, "score": self.score, "reason": self.reason}
+
+
+@dataclass
+class TaskScore:
+    acc: float
+    exec_acc: float | None
+    checkpoints: list[CheckpointResult]
+    collateral: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "acc": self.acc,
+            "exec_acc": self.exec_acc,
+            "checkpoints": [c.to_dict() for c in self.checkpoints],
+            "collateral": self.collateral,
+        }
+
+
+def score_episode(
+    task: Task, trajectory: Trajectory, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+) -> TaskScore:
+    outputs = "\n".join(e.result for e in trajectory.tool_calls if not e.is_error)
+    results: list[CheckpointResult] = []
+    for i, cp in enumerate(task.checkpoints):
+        if isinstance(cp, SearchCheckpoint):
+            results.append(_search(i, cp, trajectory.final_answer, outputs))
+        elif isinstance(cp, OperateCheckpoint):
+            h = get_app(cp.server).hierarchy
+            results.append(check_operate(i, cp, h, before.get(cp.server, {}), after.get(cp.server, {})))
+        elif isinstance(cp, OtherCheckpoint):
+            results.append(_other(i, cp, trajectory))
+    scored = [r.score for r in results if r.score is not None]
+    acc = sum(scored) / len(scored) if scored else 0.0
+    ops = [r for r in results if r.type == "operate"]
+    exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
+    return TaskScore(acc, exec_acc, results, collateral(before, after, results))
+
+
+def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: str) -> CheckpointResult:
+    in_answer = [v for v in cp.gt_value if appears_in(v, answer)]
+    if len(in_answer) == len(cp.gt_value):
+        return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
+    if in_answer:
+        return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
+    if all(appears_in(v, outputs) for v in cp.gt_value):
+        return CheckpointResult(i, cp.type, 0.5, "GT values retrieved by tools but not reported")
+    return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
+
+
+def _other(i: int, cp: OtherCheckpoint, trajectory: Trajectory) -> CheckpointResult:
+    if cp.tool is None:
+        return CheckpointResult(i, cp.type, None, "no tool named: left to a judge")
+    ok = any(e.tool == cp.tool and (cp.server is None or e.server == cp.server) and not e.is_error
+             for e in trajectory.tool_calls)
+    verdict = "called successfully" if ok else "never called successfully"
+    return CheckpointResult(i, cp.type, 1.0 if ok else 0.0, f"{cp.tool} {verdict}")
+
+
+def check_operate(
+    i: int, cp: OperateCheckpoint, h: Hierarchy, before: dict[str, Any], after: dict[str, Any]
+) -> CheckpointResult:
+    prefix = f"{cp.server}:"
+    if cp.operate_type == "delete":
+        assert cp.target is not None
+        gone = _entity(h, after, cp.target) is None
+        existed = _entity(h, before, cp.target) is not None
+        ok = gone and existed
+        reason = "deleted" if ok else ("never existed" if not existed else "still present")
+        return CheckpointResult(i, "operate", 1.0 if ok else 0.0, reason, [prefix + cp.target] if ok else [])
+    if cp.operate_type == "modify":
+        assert cp.target is not None
+        old, new = _entity(h, before, cp.target), _entity(h, after, cp.target)
+        if new is None:
+            return CheckpointResult(i, "operate", 0.0, f"{cp.target} not found at the end")
+        hit = fields_matched(cp.expect, new)
+        if hit == len(cp.expect):
+            return CheckpointResult(i, "operate", 1.0, "modified as expected", [prefix + cp.target])
+        changed = old != new
+        score = 0.5 if changed and hit > 0 else 0.0
+        return CheckpointResult(i, "operate", score, f"{hit}/{len(cp.expect)} expected fields",
+                                [prefix + cp.target] if changed else [])
+    # create: the best new entity of the type
+    old_paths = {p for t, p, _ in h.iter_entities(before) if t == cp.entity}
+    best: tuple[int, str] | None = None
+    total = len(cp.expect) + len(cp.parent_expect)
+    for etype, path, ent in h.iter_entities(after):
+        if etype != cp.entity or path in old_paths:
+            continue
+        hit = fields_matched(cp.expect, ent)
+        if cp.parent_expect:
+            parent = _entity(h, after, path.rsplit(".", 1)[0]) if "." in path else None
+            hit += fields_matched(cp.parent_expect, parent) if parent is not None else 0
+        if best is None or hit > best[0]:
+            best = (hit, path)
+    if best is None:
+        return CheckpointResult(i, "operate", 0.0, f"no new {cp.entity} created")
+    hit, path = best
+    if hit == total:
+        return CheckpointResult(i, "operate", 1.0, f"created {path}", [prefix + path])
+    return CheckpointResult(i, "operate", 0.5 if hit > 0 else 0.0, f"best new {cp.entity} matches {hit}/{total}",
+                            [prefix + path])
+
+
+def _entity(h: Hierarchy, state: dict[str, Any], path: str) -> dict[str, Any] | None:
+    return ContextTree(h, state).try_get(path)
+
+
+def collateral(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], results: list[CheckpointResult]
+) -> list[str]:
+    claimed = [p for r in results for p in r.claimed]
+    out: list[str] = []
+    for server in sorted(set(before) | set(after)):
+        h = get_app(server).hierarchy
+        for change in diff_states(h, before.get(server, {}), after.get(server, {})):
+            if is_ignored(change, h.ignore_changes):
+                continue
+            full = f"{server}:{change.path}"
+            if any(c == full or c.startswith(full + ".") or full.startswith(c + ".") for c in claimed):
+                continue
+            out.append(f"{server}: {change.describe()}")
+    return out
+
+
+__all__ = ["CheckpointResult", "TaskScore", "check_operate", "score_episode"]

@@ -1,0 +1,60 @@
+"""Does an entity's field satisfy what a checkpoint expects?
+
+An expected value is either a literal (equal after normalization; numbers and
+numeric strings compare as numbers) or one operator object:
+``{"$contains": "text"}`` (substring, JSON-decoded), ``{"$in": [a, b]}``,
+``{"$has": x}`` (a list field contains x), ``{"$absent": true}``.
+Dotted keys reach into nested fields: ``"start_time.timestamp"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp_persona.context_tree import get_field
+from mcp_persona.scoring.normalize import appears_in, normalize
+
+OPERATORS = ("$contains", "$in", "$has", "$absent")
+
+
+def value_matches(expected: Any, actual: Any) -> bool:
+    if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)) in OPERATORS:
+        op, arg = next(iter(expected.items()))
+        if op == "$contains":
+            return actual is not None and appears_in(arg, actual if isinstance(actual, str) else str(actual))
+        if op == "$in":
+            return any(value_matches(a, actual) for a in arg)
+        if op == "$has":
+            return isinstance(actual, list) and any(value_matches(arg, a) for a in actual)
+        return (actual is None) == bool(arg)
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(
+            value_matches(e, a) for e, a in zip(expected, actual, strict=True))
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return expected is actual or expected == actual
+    num_e, num_a = _number(expected), _number(actual)
+    if num_e is not None and num_a is not None:
+        return abs(num_e - num_a) < 1e-9
+    if expected is None or actual is None:
+        return expected is None and actual is None
+    return normalize(expected) == normalize(actual)
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v.replace(",", ""))
+        except ValueError:
+            return None
+    return None
+
+
+def fields_matched(expect: dict[str, Any], entity: dict[str, Any]) -> int:
+    """How many of ``expect``'s (dotted) fields ``entity`` satisfies."""
+    return sum(value_matches(v, get_field(entity, k)) for k, v in expect.items())

@@ -1,0 +1,91 @@
+"""What happened in one episode: an ordered event log of model calls and tool calls.
+
+Model calls carry token usage and latency; tool calls carry the server, the tool,
+the arguments as the agent sent them, the result text, the error flag and latency.
+Calls the agent issued in one turn share a ``round`` (parallel calls, as
+MCPAgentBench counts them).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class Usage(BaseModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+        )
+
+
+class RequestedCall(BaseModel):
+    """A tool call as the model emitted it (arguments still a raw JSON string)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+class ModelCallEvent(BaseModel):
+    kind: Literal["model"] = "model"
+    round: int
+    latency_s: float
+    usage: Usage = Field(default_factory=Usage)
+    content: str | None = None
+    tool_calls: list[RequestedCall] = Field(default_factory=list)
+    finish_reason: str | None = None
+    error: str | None = None
+
+
+class ToolCallEvent(BaseModel):
+    kind: Literal["tool"] = "tool"
+    round: int
+    call_id: str = ""
+    server: str | None = None  # None when the name matched no tool in the pool
+    tool: str
+    arguments: dict[str, Any] | None = None  # None when the raw arguments did not parse
+    raw_arguments: str | None = None
+    result: str = ""
+    is_error: bool = False
+    latency_s: float = 0.0
+
+
+Event = Annotated[ModelCallEvent | ToolCallEvent, Field(discriminator="kind")]
+
+StopReason = Literal["answered", "max_rounds", "error", "replayed"]
+
+
+class Trajectory(BaseModel):
+    task_id: str
+    agent: str
+    model: str | None = None
+    events: list[Event] = Field(default_factory=list)
+    final_answer: str = ""
+    stop_reason: StopReason | None = None
+    error: str | None = None
+    elapsed_s: float = 0.0
+
+    @property
+    def tool_calls(self) -> list[ToolCallEvent]:
+        return [e for e in self.events if isinstance(e, ToolCallEvent)]
+
+    @property
+    def model_calls(self) -> list[ModelCallEvent]:
+        return [e for e in self.events if isinstance(e, ModelCallEvent)]
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for e in self.model_calls:
+            total = total + e.usage
+        return total
+
+    @property
+    def rounds(self) -> int:
+        return len({e.round for e in self.events})
