@@ -2,8 +2,8 @@
 
 A task passes when its servers, contexts and gold tools exist; each operate
 checkpoint is *not* already satisfied by the start state (else any agent passes);
-its gold chain replays without a tool error; every search GT value appears in the
-gold tool outputs (so the ground truth agrees with the context it came from); and
+its search GT values are not given away by the instruction; its gold chain replays
+without a tool error; every search GT value appears in the gold tool outputs (so the ground truth agrees with the context it came from); and
 the replay scores Acc = Exec-Acc = 1 with no collateral damage.
 """
 
@@ -52,6 +52,12 @@ def static_problems(task: Task) -> list[str]:
             problems.append(f"{sc.server} has no context {sc.context_id!r}")
     if problems:
         return problems
+    given = task.instruction + "\n" + "\n".join(task.necessary_context.values())
+    for i, cp in enumerate(task.checkpoints):
+        if isinstance(cp, SearchCheckpoint):
+            leaked = [v for v in cp.gt_value if appears_in(v, given)]
+            if leaked:
+                problems.append(f"checkpoint {i}: GT {leaked} already stated in the instruction or context")
     for call in task.gold_calls:
         if call.tool not in get_app(call.server).tool_names:
             problems.append(f"gold call {call.qualified}: no such tool")

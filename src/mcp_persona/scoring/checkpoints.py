@@ -2,9 +2,9 @@
 
 Every checkpoint gets a score in {0, 0.5, 1}:
 
-* search (generic / personalized): 1 if every GT value appears in the final answer;
-  0.5 if some do, or if all were retrieved (in successful tool outputs) but not
-  reported; else 0.
+* search (generic / personalized): 1 if every GT value appears in the final answer,
+  or was passed in the arguments of a successful call (an id found and used); 0.5 if some are reported, or all were retrieved (in successful tool
+  outputs) but neither reported nor used; else 0.
 * operate: checked on the end state against the start state (see
   :func:`check_operate`): 1 if the entity was created / modified / deleted as
   specified, 0.5 if a matching entity was touched with only part of the fields
@@ -19,6 +19,7 @@ the app's hierarchy lists as read side effects.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,11 +62,13 @@ class TaskScore:
 def score_episode(
     task: Task, trajectory: Trajectory, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
 ) -> TaskScore:
-    outputs = "\n".join(e.result for e in trajectory.tool_calls if not e.is_error)
+    ok_calls = [e for e in trajectory.tool_calls if not e.is_error]
+    outputs = "\n".join(e.result for e in ok_calls)
+    used = "\n".join(json.dumps(e.arguments, ensure_ascii=False) for e in ok_calls if e.arguments)
     results: list[CheckpointResult] = []
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
-            results.append(_search(i, cp, trajectory.final_answer, outputs))
+            results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):
             h = get_app(cp.server).hierarchy
             results.append(check_operate(i, cp, h, before.get(cp.server, {}), after.get(cp.server, {})))
@@ -78,10 +81,12 @@ def score_episode(
     return TaskScore(acc, exec_acc, results, collateral(before, after, results))
 
 
-def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: str) -> CheckpointResult:
+def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: str, used: str) -> CheckpointResult:
     in_answer = [v for v in cp.gt_value if appears_in(v, answer)]
     if len(in_answer) == len(cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
+    if all(appears_in(v, answer) or appears_in(v, used) for v in cp.gt_value):
+        return CheckpointResult(i, cp.type, 1.0, "GT values reported or used in later tool calls")
     if in_answer:
         return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
     if all(appears_in(v, outputs) for v in cp.gt_value):

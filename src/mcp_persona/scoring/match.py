@@ -9,6 +9,7 @@ Dotted keys reach into nested fields: ``"start_time.timestamp"``.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from mcp_persona.context_tree import get_field
@@ -33,7 +34,7 @@ def value_matches(expected: Any, actual: Any) -> bool:
         return isinstance(actual, list) and len(expected) == len(actual) and all(
             value_matches(e, a) for e, a in zip(expected, actual, strict=True))
     if isinstance(expected, bool) or isinstance(actual, bool):
-        return expected is actual or expected == actual
+        return expected is actual  # a bool never equals 1 / 0 (True == 1 in Python)
     num_e, num_a = _number(expected), _number(actual)
     if num_e is not None and num_a is not None:
         return abs(num_e - num_a) < 1e-9
@@ -46,13 +47,15 @@ def _number(v: Any) -> float | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, int | float):
-        return float(v)
-    if isinstance(v, str):
+        f = float(v)
+    elif isinstance(v, str):
         try:
-            return float(v.replace(",", ""))
+            f = float(v.replace(",", ""))
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return f if math.isfinite(f) else None  # "nan" / "Infinity" (or a name like "Nan") compare as text
 
 
 def fields_matched(expect: dict[str, Any], entity: dict[str, Any]) -> int:
