@@ -239,7 +239,7 @@ def _wrap(app: App, spec: ToolSpec) -> Callable[..., Any]:
     thread on every call).
     """
     impl = spec.fn
-    hints = typing.get_type_hints(impl)
+    hints = typing.get_type_hints(impl, include_extras=True)
     params = list(inspect.signature(impl).parameters.values())[1:]  # drop env
     resolved = [p.replace(annotation=hints.get(p.name, Any)) for p in params]
     ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)

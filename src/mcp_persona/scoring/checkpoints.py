@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_persona.apps import get_app
-from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored
+from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored, parse_path
+from mcp_persona.context_tree.path import format_path
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task
@@ -63,8 +64,9 @@ def score_episode(
     task: Task, trajectory: Trajectory, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
 ) -> TaskScore:
     ok_calls = [e for e in trajectory.tool_calls if not e.is_error]
-    outputs = "\n".join(e.result for e in ok_calls)
-    used = "\n".join(json.dumps(e.arguments, ensure_ascii=False) for e in ok_calls if e.arguments)
+    # one text per call: each is JSON-decoded on its own (joined texts are no longer valid JSON)
+    outputs = [e.result for e in ok_calls]
+    used = [json.dumps(e.arguments, ensure_ascii=False) for e in ok_calls if e.arguments]
     results: list[CheckpointResult] = []
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
@@ -81,15 +83,15 @@ def score_episode(
     return TaskScore(acc, exec_acc, results, collateral(before, after, results))
 
 
-def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: str, used: str) -> CheckpointResult:
+def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: list[str]) -> CheckpointResult:
     in_answer = [v for v in cp.gt_value if appears_in(v, answer)]
     if len(in_answer) == len(cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
-    if all(appears_in(v, answer) or appears_in(v, used) for v in cp.gt_value):
+    if all(appears_in(v, answer) or any(appears_in(v, u) for u in used) for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "GT values reported or used in later tool calls")
     if in_answer:
         return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
-    if all(appears_in(v, outputs) for v in cp.gt_value):
+    if all(any(appears_in(v, o) for o in outputs) for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 0.5, "GT values retrieved by tools but not reported")
     return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
 
@@ -135,7 +137,8 @@ def check_operate(
             continue
         hit = fields_matched(cp.expect, ent)
         if cp.parent_expect:
-            parent = _entity(h, after, path.rsplit(".", 1)[0]) if "." in path else None
+            segments = parse_path(path)  # not rsplit("."): ids may hold dots (a.md, emails)
+            parent = _entity(h, after, format_path(segments[:-1])) if len(segments) > 1 else None
             hit += fields_matched(cp.parent_expect, parent) if parent is not None else 0
         if best is None or hit > best[0]:
             best = (hit, path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,7 +89,10 @@ class UserIdParams(BaseModel):
 def _user_by(env: AppEnv, value: str, id_type: str) -> dict[str, Any] | None:
     if id_type == "open_id":
         return env.tree.top("user", value)
-    field = {"user_id": "user_id", "union_id": "union_id", "email": "email", "mobile": "mobile"}[id_type]
+    if id_type == "email":  # emails are case-insensitive, as in contact_v3_user_batchGetId
+        probe = value.strip().lower()
+        return next((u for u in env.tree.list("users") if u.get("email", "").lower() == probe), None)
+    field = {"user_id": "user_id", "union_id": "union_id", "mobile": "mobile"}[id_type]
     hits = env.tree.list("users", {field: value}, limit=1)
     return hits[0] if hits else None
 
@@ -138,6 +142,11 @@ def _seconds(t: TimeInfo, name: str, env: AppEnv) -> int:
 
 def _time_dict(t: TimeInfo, env: AppEnv) -> dict[str, str]:
     out = {"timestamp": t.timestamp} if t.timestamp is not None else {"date": t.date or ""}
+    if t.timezone is not None:
+        try:
+            ZoneInfo(t.timezone)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ToolFailure(f"invalid timezone: {t.timezone!r}", kind="range", code=INVALID_PARAMS) from exc
     out["timezone"] = t.timezone or env.clock.timezone
     return out
 
@@ -181,9 +190,11 @@ def calendar_v4_calendar_primary(
     env: AppEnv, params: UserIdParams | None = None, useUAT: UseUAT = None
 ) -> dict[str, Any]:
     """Get the primary calendar of the current user."""
+    id_type = (params or UserIdParams()).user_id_type
     cal = _calendar(env, "primary")
     view = {k: v for k, v in cal.items() if k != "events"}
-    return {"calendars": [{"calendar": view, "user_id": env.tree.data["me"]}]}
+    me = env.tree.get(f"users[{env.tree.data['me']}]")
+    return {"calendars": [{"calendar": view, "user_id": _user_ref(me, id_type)}]}
 
 
 class EventListParams(BaseModel):
@@ -455,12 +466,14 @@ def _iso(env: AppEnv, ts: int, fmt: str) -> str:
 
 
 def _events_of(env: AppEnv, open_id: str) -> list[tuple[str, str, dict[str, Any]]]:
-    """Events on calendars ``open_id`` owns or attends."""
+    """Events on ``open_id``'s primary calendar or that they attend. Owning or organizing on a shared
+    calendar (a team or holiday calendar) does not make one busy."""
     out = []
     for cal in env.tree.list("calendars"):
         for ev in cal.get("events", {}).values():
             attending = any(a["user_id"] == open_id for a in ev.get("attendees", {}).values())
-            if cal.get("owner_id") == open_id or ev.get("organizer_id") == open_id or attending:
+            owns = cal.get("type") == "primary" and cal.get("owner_id") == open_id
+            if owns or attending:
                 out.append((cal["calendar_id"], ev["event_id"], ev))
     return out
 
@@ -576,6 +589,9 @@ def im_v1_message_create(
                 kind="not_found",
                 code=IM_INVALID_PARAM,
             )
+        if user["open_id"] == me:
+            raise ToolFailure("invalid receive_id: cannot send a message to yourself", kind="conflict",
+                              code=IM_INVALID_PARAM)
         chat = _p2p_chat(env, user)
     ts = str(env.now() * 1000)
     msg = env.tree.create(
@@ -605,7 +621,9 @@ def _p2p_chat(env: AppEnv, user: dict[str, Any]) -> dict[str, Any]:
         if set(chat.get("members", {})) == {me, user["open_id"]}:
             return chat
     chat = env.tree.create(
-        "chats", {"name": user["name"], "chat_mode": "p2p", "owner_id": me, "description": ""}
+        "chats",
+        {"name": user["name"], "description": "", "chat_mode": "p2p", "chat_type": "private", "owner_id": me,
+         "create_time": str(env.now())},
     )
     for uid in (me, user["open_id"]):
         member = env.tree.get(f"users[{uid}]")

@@ -1,0 +1,205 @@
+"""The CLI end to end on the bundled suite: reference is perfect, noop is the floor, bad input is refused."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+from mcp_persona.agents import NoopAgent, ReferenceAgent
+from mcp_persona.cli import app
+from mcp_persona.runner import run_episode, run_suite
+from mcp_persona.store import RunStore
+from mcp_persona.tasks import load_tasks
+
+runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def summary_of(run_dir: Path) -> dict:
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def test_reference_agent_scores_perfectly(tmp_path: Path) -> None:
+    code, out = invoke("run", "--suite", "persona", "--agent", "reference", "--run-dir", str(tmp_path / "ref"),
+                       "--concurrency", "4")
+    assert code == 0, out
+    s = summary_of(tmp_path / "ref")
+    assert s["suite"] == "persona" and s["agent"] == "reference" and s["model"] is None
+    assert s["n_tasks"] == len(load_tasks("persona")) >= 12
+    assert s["metrics"]["acc"] == 1.0
+    assert s["metrics"]["sr_0_8"] == 1.0
+    assert s["metrics"]["exec_acc"] == 1.0
+    assert s["n_errors"] == 0 and s["n_internal_errors"] == 0
+    assert s["metrics"]["collateral_rate"] == 0.0
+    assert set(s["by_category"]) == {t.category for t in load_tasks("persona")}
+    for cat in s["by_category"].values():
+        assert 0.0 <= cat["acc"] <= 1.0
+
+
+def test_noop_agent_is_the_floor(tmp_path: Path) -> None:
+    code, out = invoke("run", "--agent", "noop", "--run-dir", str(tmp_path / "noop"))
+    assert code == 0, out
+    m = summary_of(tmp_path / "noop")["metrics"]
+    assert m["acc"] < 0.05
+    assert m["sr_0_8"] == 0.0
+    assert m["exec_acc"] == 0.0
+    assert m["avg_tool_calls"] == 0.0
+
+
+def test_episodes_are_stored_with_full_trajectories(tmp_path: Path) -> None:
+    code, out = invoke("run", "--agent", "reference", "--limit", "2", "--run-dir", str(tmp_path / "r"))
+    assert code == 0, out
+    db = sqlite3.connect(tmp_path / "r" / "run.sqlite")
+    rows = db.execute("SELECT task_id, status, record FROM episodes").fetchall()
+    assert len(rows) == 2
+    record = json.loads(rows[0][2])
+    calls = [e for e in record["trajectory"]["events"] if e["kind"] == "tool"]
+    assert calls and all({"server", "tool", "arguments", "result", "is_error", "latency_s"} <= set(c) for c in calls)
+    assert record["score"]["checkpoints"]
+
+
+def test_rerun_into_same_dir_needs_resume(tmp_path: Path) -> None:
+    run_dir = str(tmp_path / "r")
+    assert invoke("run", "--agent", "noop", "--limit", "1", "--run-dir", run_dir)[0] == 0
+    code, out = invoke("run", "--agent", "noop", "--limit", "1", "--run-dir", run_dir)
+    assert code == 2 and "--resume" in out
+    code, out = invoke("run", "--agent", "reference", "--limit", "1", "--run-dir", run_dir, "--resume")
+    assert code == 2 and "agent" in out  # other settings than the stored run
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--agent", "model"], "--model"),
+        (["run", "--agent", "noop", "--model", "local"], "only used with --agent model"),
+        (["run", "--agent", "robot"], "robot"),
+        (["run", "--limit", "0"], "greater than or equal to 1"),
+        (["run", "--concurrency", "0"], "greater than or equal to 1"),
+        (["run", "--tools", "some"], "some"),
+        (["run", "--resume"], "--run-dir"),
+        (["run", "--agent", "model", "--model", "gemini"], "unknown model"),
+        (["run", "--suite", "no-such-suite"], "neither a bundled suite"),
+        (["serve", "nosuch"], "unknown server"),
+        (["serve", "lark", "--context", "nobody"], "has no context"),
+    ],
+)
+def test_bad_flags_are_refused(args: list[str], message: str) -> None:
+    code, out = invoke(*args)
+    assert code == 2
+    assert message in out
+
+
+def test_bad_task_files_say_what_to_fix(tmp_path: Path) -> None:
+    bad_json = tmp_path / "broken.json"
+    bad_json.write_text('{"id": "x", ')
+    code, out = invoke("tasks", "--suite", str(bad_json))
+    assert code == 2 and "not valid JSON" in out
+
+    task = json.loads(next(iter(sorted((Path(__file__).parents[1] / "src/mcp_persona/data/tasks/persona")
+                                       .glob("lark_001.json")))).read_text())
+    del task["instruction"]
+    task["clock"]["timezone"] = "Mars/Olympus"
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps(task))
+    code, out = invoke("tasks", "--suite", str(missing))
+    assert code == 2
+    assert "instruction" in out and "Field required" in out
+    assert "Mars/Olympus" in out
+
+
+def test_servers_and_tasks_json(tmp_path: Path) -> None:
+    code, out = invoke("servers", "--json")
+    assert code == 0
+    servers = {s["name"]: s for s in json.loads(out)}
+    assert {"lark", "obsidian"} <= set(servers)
+    assert "contact_v3_user_batchGetId" in servers["lark"]["tools"]
+    assert servers["lark"]["personalized"] is True and servers["lark"]["category"] == "collaboration"
+    code, out = invoke("tasks", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert {r["category"] for r in rows} >= {"lark_single", "obsidian_single", "lark_obsidian"}
+
+
+def test_validate_passes_on_the_bundled_suite() -> None:
+    code, out = invoke("validate")
+    assert code == 0, out
+    assert "all valid" in out
+
+
+def test_validate_fails_loudly_on_an_unsolvable_task(tmp_path: Path) -> None:
+    src = Path(__file__).parents[1] / "src/mcp_persona/data/tasks/persona/lark_003.json"
+    task = json.loads(src.read_text())
+    task["gold"][1]["calls"][0]["arguments"]["data"]["receive_id"] = "oc_doesnotexist"
+    f = tmp_path / "t.json"
+    f.write_text(json.dumps(task))
+    code, out = invoke("validate", "--suite", str(f))
+    assert code == 1
+    assert "lark_003" in out and "returned an error" in out
+
+
+def test_resume_after_interruption_neither_loses_nor_duplicates(tmp_path: Path) -> None:
+    """Cancel a run part-way (as a kill would), then resume: every task exactly once."""
+    tasks = load_tasks("persona")
+    store = RunStore(tmp_path)
+    store.begin({"suite": "persona", "agent": "reference"}, resume=False)
+
+    async def interrupted() -> None:
+        done = 0
+        with anyio.CancelScope() as scope:
+            def stop_after_three(_record: object) -> None:
+                nonlocal done
+                done += 1
+                if done == 3:
+                    scope.cancel()
+            await run_suite(tasks, ReferenceAgent(), store, concurrency=1, on_done=stop_after_three)
+
+    anyio.run(interrupted)
+    first = {r.task_id for r in store.records()}
+    assert len(first) == 3
+    stamps = dict(sqlite3.connect(tmp_path / "run.sqlite").execute("SELECT task_id, finished_at FROM episodes"))
+
+    store.begin({"suite": "persona", "agent": "reference"}, resume=True)
+    ran = anyio.run(lambda: run_suite(tasks, ReferenceAgent(), store, concurrency=2))
+    assert ran == len(tasks) - 3
+    rows = sqlite3.connect(tmp_path / "run.sqlite").execute("SELECT task_id, finished_at FROM episodes").fetchall()
+    assert sorted(r[0] for r in rows) == sorted(t.id for t in tasks)
+    for task_id, stamp in rows:
+        if task_id in stamps:
+            assert stamp == stamps[task_id]  # finished episodes were not redone
+
+
+def test_concurrent_episodes_have_isolated_state() -> None:
+    """The same writing task run many times at once: every episode sees a fresh context."""
+    task = next(t for t in load_tasks("persona") if t.id == "lark_007")
+
+    async def many() -> list:
+        results: list = []
+
+        async def one() -> None:
+            results.append(await run_episode(task, ReferenceAgent()))
+
+        async with anyio.create_task_group() as tg:
+            for _ in range(6):
+                tg.start_soon(one)
+        return results
+
+    for record in anyio.run(many):
+        assert record.score is not None and record.score["exec_acc"] == 1.0
+        assert record.score["collateral"] == []
+
+
+def test_noop_episode_leaves_state_untouched() -> None:
+    task = load_tasks("persona")[0]
+    record = anyio.run(lambda: run_episode(task, NoopAgent()))
+    assert record.score is not None
+    assert record.score["collateral"] == []
+    assert record.trajectory.final_answer
