@@ -327,8 +327,13 @@ class TestSearch:
         assert self.score([ZHAO], t) == 1.0
 
     def test_some_reported_rest_used(self) -> None:
-        t = traj(call("x", "{}", arguments={"user_id": ZHAO}), answer="I invited Zhao Min.")
+        t = traj(call("lookup", json.dumps({"user_id": ZHAO})), call("x", "{}", arguments={"user_id": ZHAO}),
+                 answer="I invited Zhao Min.")
         assert self.score([ZHAO, "Zhao Min"], t) == 1.0
+
+    def test_used_before_any_output_showed_it_is_a_guess(self) -> None:
+        t = traj(call("x", json.dumps({"ok": True, "user_id": ZHAO}), arguments={"user_id": ZHAO}), answer="Done.")
+        assert self.score([ZHAO], t) == 0.5  # retrieved (echoed back) but never used after being found
 
     def test_used_only_in_a_failed_call_does_not_count(self) -> None:
         t = traj(call("x", "bad request", error=True, arguments={"user_id": ZHAO}), answer="It failed.")

@@ -69,16 +69,20 @@ def test_http_server_requires_the_bearer_token_and_keeps_state() -> None:
 
         async def session() -> None:
             headers = {"Authorization": "Bearer s3cret"}
-            async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-                async with Client(streamable_http_client(url, http_client=http)) as client:
+            async with (
+                httpx2.AsyncClient(headers=headers, timeout=30) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
                     chats = json.loads((await client.call_tool("im_v1_chat_list", {})).content[0].text)
                     chat_id = chats["data"]["items"][0]["chat_id"]
                     sent = await client.call_tool("im_v1_message_create", {
                         "params": {"receive_id_type": "chat_id"},
                         "data": {"receive_id": chat_id, "msg_type": "text", "content": '{"text":"over http"}'}})
                     assert not sent.is_error
-            async with httpx2.AsyncClient(headers=headers, timeout=30) as http:  # a second client sees the write
-                async with Client(streamable_http_client(url, http_client=http)) as client:
+            async with (  # a second client sees the write
+                httpx2.AsyncClient(headers=headers, timeout=30) as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
                     listed = await client.call_tool("im_v1_message_list", {
                         "params": {"container_id_type": "chat", "container_id": chat_id, "page_size": 50}})
                     assert "over http" in listed.content[0].text

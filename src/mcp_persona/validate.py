@@ -3,8 +3,9 @@
 A task passes when its servers, contexts and gold tools exist; each operate
 checkpoint is *not* already satisfied by the start state (else any agent passes);
 its search GT values are not given away by the instruction; its gold chain replays
-without a tool error; every search GT value appears in the gold tool outputs (so the ground truth agrees with the context it came from); and
-the replay scores Acc = Exec-Acc = 1 with no collateral damage.
+without a tool error; every search GT value appears in the gold tool outputs (so
+the ground truth agrees with the context it came from); and the replay scores
+Acc = Exec-Acc = 1 with no collateral damage.
 """
 
 from __future__ import annotations

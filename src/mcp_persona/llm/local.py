@@ -7,7 +7,11 @@ located through the import system's spec (no import of the package itself).
 Function calling uses llama-cpp-python's ``chatml-function-calling`` handler
 (grammar-constrained: the model picks "message:" or ``functions.<name>:`` and then
 emits JSON arguments). That template renders no ``tool`` role, so tool results
-are passed back as user turns.
+are passed back as user turns. Its JSON-schema-to-grammar converter crashes
+llama.cpp on some keywords (a regex ``pattern`` with ``\\d`` makes an invalid
+grammar; ``maxLength: 40960`` a grammar too large to load), so the grammar is
+built from the schemas without string/array length bounds and patterns; the MCP
+server still validates the full schema.
 """
 
 from __future__ import annotations
@@ -81,7 +85,7 @@ class LocalChatClient:
                 "max_tokens": self.max_tokens,
             }
             if tools:
-                kwargs["tools"] = tools
+                kwargs["tools"] = [_grammar_safe(t) for t in tools]
                 kwargs["tool_choice"] = "auto"
             try:
                 resp = llama.create_chat_completion(**kwargs)
@@ -115,3 +119,16 @@ def _as_chatml(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"role": m["role"], "content": m.get("content") or ""})
     return out
+
+
+_GRAMMAR_UNSAFE = {"pattern", "maxLength", "minLength", "maxItems", "minItems"}
+
+
+def _grammar_safe(node: Any) -> Any:
+    """The tool spec without the keywords llama.cpp's grammar builder trips on (see the module docstring)."""
+    if isinstance(node, dict):
+        return {k: _grammar_safe(v) for k, v in node.items()
+                if not (k in _GRAMMAR_UNSAFE and not isinstance(v, dict))}
+    if isinstance(node, list):
+        return [_grammar_safe(v) for v in node]
+    return node

@@ -2,9 +2,11 @@
 
 Every checkpoint gets a score in {0, 0.5, 1}:
 
-* search (generic / personalized): 1 if every GT value appears in the final answer,
-  or was passed in the arguments of a successful call (an id found and used); 0.5 if some are reported, or all were retrieved (in successful tool
-  outputs) but neither reported nor used; else 0.
+* search (generic / personalized): 1 if every GT value appears in the final answer
+  or was *used*: passed in the arguments of a successful call after an earlier
+  call's output revealed it (an id found, then acted on); 0.5 if some are
+  reported, or all were retrieved (in successful tool outputs) but neither
+  reported nor used; else 0.
 * operate: checked on the end state against the start state (see
   :func:`check_operate`): 1 if the entity was created / modified / deleted as
   specified, 0.5 if a matching entity was touched with only part of the fields
@@ -29,7 +31,7 @@ from mcp_persona.context_tree.path import format_path
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task
-from mcp_persona.trajectory import Trajectory
+from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 
 @dataclass
@@ -66,10 +68,10 @@ def score_episode(
     ok_calls = [e for e in trajectory.tool_calls if not e.is_error]
     # one text per call: each is JSON-decoded on its own (joined texts are no longer valid JSON)
     outputs = [e.result for e in ok_calls]
-    used = [json.dumps(e.arguments, ensure_ascii=False) for e in ok_calls if e.arguments]
     results: list[CheckpointResult] = []
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
+            used = {v for v in cp.gt_value if _used_after_found(v, ok_calls)}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):
             h = get_app(cp.server).hierarchy
@@ -83,12 +85,22 @@ def score_episode(
     return TaskScore(acc, exec_acc, results, collateral(before, after, results))
 
 
-def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: list[str]) -> CheckpointResult:
+def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:
+    """Whether a successful call passed ``value`` after an earlier call's output showed it."""
+    found = False
+    for call in calls:
+        if found and call.arguments and appears_in(value, json.dumps(call.arguments, ensure_ascii=False)):
+            return True
+        found = found or appears_in(value, call.result)
+    return False
+
+
+def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
     in_answer = [v for v in cp.gt_value if appears_in(v, answer)]
     if len(in_answer) == len(cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
-    if all(appears_in(v, answer) or any(appears_in(v, u) for u in used) for v in cp.gt_value):
-        return CheckpointResult(i, cp.type, 1.0, "GT values reported or used in later tool calls")
+    if all(v in in_answer or v in used for v in cp.gt_value):
+        return CheckpointResult(i, cp.type, 1.0, "GT values reported, or found and then used in a later call")
     if in_answer:
         return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
     if all(any(appears_in(v, o) for o in outputs) for v in cp.gt_value):
