@@ -203,3 +203,13 @@ def test_noop_episode_leaves_state_untouched() -> None:
     assert record.score is not None
     assert record.score["collateral"] == []
     assert record.trajectory.final_answer
+
+
+def test_all_tools_pool_keeps_the_reference_perfect(tmp_path: Path) -> None:
+    """With every server in the pool, untouched extra servers add tools but no collateral damage."""
+    code, out = invoke("run", "--agent", "reference", "--tools", "all", "--limit", "3", "--run-dir",
+                       str(tmp_path / "all"))
+    assert code == 0, out
+    s = summary_of(tmp_path / "all")
+    assert s["tools"] == "all"
+    assert s["metrics"]["acc"] == 1.0 and s["metrics"]["collateral_rate"] == 0.0
