@@ -289,7 +289,8 @@ class AppServer(MCPServer):
     ) -> Any:
         known = self.app._tool_params.get(name)
         if known is None:
-            return error_result(f"Unknown tool: {name}")
+            failure = ToolFailure(f"Unknown tool: {name}", kind="not_found")
+            return error_result(self.app.render(self.app.error_payload(name, failure)))
         extra = sorted(set(arguments) - known)
         if extra:
             violations = [FieldViolation(k, "extra", "Extra inputs are not permitted") for k in extra]

