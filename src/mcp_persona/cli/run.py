@@ -1,0 +1,90 @@
+"""``mcp-persona run``: run an agent on a suite and score it."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mcp_persona.cli.common import console, err, fail, load_suite
+
+
+class AgentKind(StrEnum):
+    reference = "reference"
+    noop = "noop"
+    model = "model"
+
+
+class ToolsKind(StrEnum):
+    selected = "selected"
+    all = "all"
+
+def run(
+    suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
+    agent: Annotated[AgentKind, typer.Option(help="reference replays gold; noop is the floor")] = AgentKind.reference,
+    model: Annotated[str | None, typer.Option(help="'local' or 'openai:NAME' (needed by --agent model)")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
+    api_key_env: Annotated[str, typer.Option(help="environment variable holding the API key")] = "OPENAI_API_KEY",
+    tools: Annotated[ToolsKind, typer.Option(help="the task's servers, or every server")] = ToolsKind.selected,
+    max_rounds: Annotated[int, typer.Option(min=1, max=200)] = 20,
+    limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=64)] = 1,
+    run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
+    resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
+) -> None:
+    """Run an agent on a suite, score every episode, and write DIR/summary.json."""
+    from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
+    from mcp_persona.llm import ModelError, make_client
+    from mcp_persona.reports import build_summary, print_summary, write_summary
+    from mcp_persona.runner import RunConfig, run_suite
+    from mcp_persona.store import RunStore, RunStoreError
+
+    if agent is AgentKind.model and not model:
+        raise fail("--agent model needs --model (e.g. --model local or --model openai:gpt-4o-mini)")
+    if agent is not AgentKind.model and model:
+        raise fail(f"--model is only used with --agent model (got --agent {agent.value})")
+    if resume and run_dir is None:
+        raise fail("--resume needs the --run-dir of the run to finish")
+    tasks = load_suite(suite)
+    if limit is not None:
+        tasks = tasks[:limit]
+    if agent is AgentKind.model:
+        try:
+            runner_agent = ModelAgent(make_client(model or "", base_url=base_url, api_key_env=api_key_env),
+                                      max_rounds=max_rounds)
+        except (ValueError, ModelError) as exc:
+            raise fail(str(exc)) from exc
+    else:
+        runner_agent = ReferenceAgent() if agent is AgentKind.reference else NoopAgent()
+    suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
+    config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
+                       max_rounds=max_rounds)
+    if run_dir is None:
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
+        run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
+    store = RunStore(run_dir)
+    try:
+        store.begin(config.to_dict(), resume=resume)
+    except RunStoreError as exc:
+        raise fail(str(exc)) from exc
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as progress:
+        todo = len([t for t in tasks if (t.id, 0) not in store.finished()])
+        bar = progress.add_task("episodes", total=todo)
+        anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
+                                    on_done=lambda _r: progress.advance(bar)))
+    summary = build_summary(config, tasks, store.records())
+    store.close()
+    path = write_summary(run_dir, summary)
+    print_summary(summary, console)
+    console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(run)
