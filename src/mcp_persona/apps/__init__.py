@@ -1,29 +1,31 @@
-"""The simulated apps, by name."""
+"""The simulated apps, by name.
+
+Every subpackage of ``mcp_persona.apps`` is one app and exports ``APP``; a new app
+is a new subpackage. Modules are imported on first use, so a run loads only what
+it needs.
+"""
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from functools import cache
 
 from mcp_persona.apps.base import App, AppEnv, AppServer, ToolFailure
 
-# name -> module holding APP; imported on first use so a run loads only what it needs.
-_MODULES = {
-    "lark": "mcp_persona.apps.lark",
-    "obsidian": "mcp_persona.apps.obsidian",
-}
 
-
+@cache
 def app_names() -> list[str]:
-    return list(_MODULES)
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
 
 
 @cache
 def get_app(name: str) -> App:
-    if name not in _MODULES:
-        raise KeyError(f"unknown server {name!r} (known: {', '.join(_MODULES)})")
-    app = importlib.import_module(_MODULES[name]).APP
-    assert isinstance(app, App)
+    if name not in app_names():
+        raise KeyError(f"unknown server {name!r} (known: {', '.join(app_names())})")
+    app = importlib.import_module(f"{__name__}.{name}").APP
+    if not isinstance(app, App) or app.name != name:
+        raise TypeError(f"{__name__}.{name}.APP must be the App named {name!r}")
     return app
 
 

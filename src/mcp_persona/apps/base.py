@@ -164,8 +164,14 @@ class App:
             return load_hierarchy(p)
 
     # -- contexts --------------------------------------------------------------------------------
+    @property
+    def contexts_dir(self) -> Any:
+        return _data_dir() / "contexts" / self.name
+
     def context_ids(self) -> list[str]:
-        folder = _data_dir() / "contexts" / self.name
+        folder = self.contexts_dir
+        if not folder.is_dir():
+            return []
         return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
     def load_context(self, context_id: str) -> dict[str, Any]:
@@ -174,7 +180,7 @@ class App:
         if blob is None:
             if context_id not in self.context_ids():
                 raise KeyError(f"{self.name} has no context {context_id!r} (has: {', '.join(self.context_ids())})")
-            text = (_data_dir() / "contexts" / self.name / f"{context_id}.json").read_text(encoding="utf-8")
+            text = (self.contexts_dir / f"{context_id}.json").read_text(encoding="utf-8")
             data = json.loads(text)
             problems = check_state(self.hierarchy, data)
             if problems:
