@@ -1,7 +1,7 @@
 """The simulated apps, by name.
 
 Every subpackage of ``mcp_persona.apps`` is one app and exports ``APP``; a new app
-is a new subpackage. Modules are imported on first use, so a run loads only what
+is a new subpackage (one whose name starts with ``_`` is shared code, not an app). Modules are imported on first use, so a run loads only what
 it needs.
 """
 
@@ -16,7 +16,7 @@ from mcp_persona.apps.base import App, AppEnv, AppServer, ToolFailure
 
 @cache
 def app_names() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_"))
 
 
 @cache

@@ -36,6 +36,7 @@ def generate_app(app: str, logs: dict[str, Counter[str]] | None = None) -> dict[
     if module is None:
         raise ValueError(f"{app} has no context generator")
     cast, hierarchy = load_cast(), get_app(app).hierarchy
+    prefix = getattr(module, "CONTEXT_PREFIX", "")  # apps that also keep curated contexts use e.g. "gen_"
     out: dict[str, dict[str, Any]] = {}
     for persona in cast.personas:
         gen = Gen(app, persona, cast, hierarchy)
@@ -43,9 +44,9 @@ def generate_app(app: str, logs: dict[str, Counter[str]] | None = None) -> dict[
         problems = check_state(hierarchy, data)
         if problems:
             raise ValueError(f"generated {app}/{persona} is invalid: " + "; ".join(problems[:5]))
-        out[persona] = data
+        out[prefix + persona] = data
         if logs is not None:
-            logs[persona] = gen.log
+            logs[prefix + persona] = gen.log
     return out
 
 
