@@ -1,8 +1,8 @@
 """The simulated apps, by name.
 
 Every subpackage of ``mcp_persona.apps`` is one app and exports ``APP``; a new app
-is a new subpackage (one whose name starts with ``_`` is shared code, not an app). Modules are imported on first use, so a run loads only what
-it needs.
+is a new subpackage (one whose name starts with ``_`` is shared code, not an app).
+Modules are imported on first use, so a run loads only what it needs.
 """
 
 from __future__ import annotations
