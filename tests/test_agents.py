@@ -197,3 +197,36 @@ def test_reference_agent_replays_parallel_steps() -> None:
     record = anyio.run(lambda: run_episode(task("lark_006"), ReferenceAgent()))
     assert [e.round for e in record.trajectory.tool_calls] == [0, 0, 1, 2]
     assert record.score is not None and record.score["acc"] == 1.0
+
+
+def test_context_distractors_are_seeded_and_appended() -> None:
+    from mcp_persona.runner import with_distractors
+    from mcp_persona.tasks.distractors import POOL_SIZE, build_pool, distractors_for, load_pool
+
+    pool = load_pool()
+    assert len(pool) == POOL_SIZE >= 2000
+    assert all(40 <= len(p.split()) <= 100 for p in pool) and len(set(pool)) == len(pool)
+    assert list(pool) == build_pool()  # the shipped pool is exactly what the generator makes
+    t = task("lark_001")
+    more = with_distractors(t, 5)
+    assert more.unnecessary_context[: len(t.unnecessary_context)] == t.unnecessary_context
+    assert more.unnecessary_context[len(t.unnecessary_context):] == distractors_for("lark_001", 5)
+    assert distractors_for("lark_001", 5) == distractors_for("lark_001", 5) != distractors_for("lark_002", 5)
+    assert with_distractors(t, 0) is t
+    with pytest.raises(ValueError):
+        distractors_for("x", -1)
+
+
+def test_skills_reach_the_system_prompt(tmp_path) -> None:
+    from mcp_persona.agents.skills import Skills, SkillsError
+
+    doc = tmp_path / "lark.md"
+    doc.write_text("Resolve phone numbers with contact_v3_user_batchGetId first.")
+    client = ScriptedClient([ChatResponse(content="ok")])
+    anyio.run(lambda: run_episode(task("lark_001"), ModelAgent(client, skills=Skills(str(doc)))))
+    assert "Resolve phone numbers" in client.seen[0][0]["content"]
+    client = ScriptedClient([ChatResponse(content="ok")])
+    anyio.run(lambda: run_episode(task("lark_001"), ModelAgent(client)))
+    assert "# Skills" not in client.seen[0][0]["content"]
+    with pytest.raises(SkillsError):
+        Skills("/no/such/file.md")

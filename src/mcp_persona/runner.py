@@ -17,6 +17,7 @@ from mcp_persona.environment import Environment, ToolPool
 from mcp_persona.scoring import score_episode
 from mcp_persona.store import EpisodeRecord, RunStore
 from mcp_persona.tasks import Task
+from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
 
 
@@ -27,9 +28,19 @@ class RunConfig:
     model: str | None
     tools: ToolPool = "selected"
     max_rounds: int = 20
+    context_distractors: int = 0
+    skills: str = "none"
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+def with_distractors(task: Task, n: int) -> Task:
+    """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
+    if n == 0:
+        return task
+    extra = distractors_for(task.id, n)
+    return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
 
 
 async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0) -> EpisodeRecord:
@@ -58,6 +69,7 @@ async def run_suite(
     *,
     tools: ToolPool = "selected",
     concurrency: int = 1,
+    context_distractors: int = 0,
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
     """Run every task not yet finished in ``store``; return how many episodes ran now."""
@@ -69,7 +81,7 @@ async def run_suite(
 
     async def one(task: Task) -> None:
         async with limiter:
-            record = await run_episode(task, agent, tools=tools)
+            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools)
             store.write(record)
             if on_done is not None:
                 on_done(record)

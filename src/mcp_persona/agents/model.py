@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from mcp_persona.agents.prompts import system_prompt, user_prompt
+from mcp_persona.agents.skills import Skills
 from mcp_persona.agents.tool_schema import openai_tools
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatClient, ModelError
@@ -19,11 +20,14 @@ DEFAULT_MAX_ROUNDS = 20
 class ModelAgent:
     name = "model"
 
-    def __init__(self, client: ChatClient, *, max_rounds: int = DEFAULT_MAX_ROUNDS) -> None:
+    def __init__(
+        self, client: ChatClient, *, max_rounds: int = DEFAULT_MAX_ROUNDS, skills: Skills | None = None
+    ) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         self.client = client
         self.max_rounds = max_rounds
+        self.skills = skills or Skills("none")
 
     @property
     def model(self) -> str:
@@ -32,7 +36,7 @@ class ModelAgent:
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
         tools = openai_tools(env.pool)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(task)},
+            {"role": "system", "content": system_prompt(task, self.skills.for_servers(sorted(env.apps)))},
             {"role": "user", "content": user_prompt(task)},
         ]
         for rnd in range(self.max_rounds):

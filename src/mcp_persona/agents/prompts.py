@@ -13,8 +13,11 @@ you can usually be found in their apps. When you are done, reply to the user wit
 states what you found and what you did."""
 
 
-def system_prompt(task: Task) -> str:
-    return SYSTEM.format(now=task.clock.describe())
+def system_prompt(task: Task, skills: str | None = None) -> str:
+    prompt = SYSTEM.format(now=task.clock.describe())
+    if skills:
+        prompt += "\n\n# Skills\nGuides for the apps you can use:\n\n" + skills.strip()
+    return prompt
 
 
 def user_prompt(task: Task) -> str:

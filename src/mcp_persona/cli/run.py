@@ -37,9 +37,12 @@ def run(
     concurrency: Annotated[int, typer.Option(min=1, max=64)] = 1,
     run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
     resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
+    context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
+    skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
+    from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.llm import ModelError, make_client
     from mcp_persona.reports import build_summary, print_summary, write_summary
     from mcp_persona.runner import RunConfig, run_suite
@@ -54,17 +57,23 @@ def run(
     tasks = load_suite(suite)
     if limit is not None:
         tasks = tasks[:limit]
+    try:
+        skill_set = Skills(skills)
+    except SkillsError as exc:
+        raise fail(str(exc)) from exc
+    if agent is not AgentKind.model and skills != "none":
+        raise fail("--skills only changes what a model agent is told; use it with --agent model")
     if agent is AgentKind.model:
         try:
             runner_agent = ModelAgent(make_client(model or "", base_url=base_url, api_key_env=api_key_env),
-                                      max_rounds=max_rounds)
+                                      max_rounds=max_rounds, skills=skill_set)
         except (ValueError, ModelError) as exc:
             raise fail(str(exc)) from exc
     else:
         runner_agent = ReferenceAgent() if agent is AgentKind.reference else NoopAgent()
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
-                       max_rounds=max_rounds)
+                       max_rounds=max_rounds, context_distractors=context_distractors, skills=skills)
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -78,6 +87,7 @@ def run(
         todo = len([t for t in tasks if (t.id, 0) not in store.finished()])
         bar = progress.add_task("episodes", total=todo)
         anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
+                                    context_distractors=context_distractors,
                                     on_done=lambda _r: progress.advance(bar)))
     summary = build_summary(config, tasks, store.records())
     store.close()
