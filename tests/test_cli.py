@@ -213,3 +213,42 @@ def test_all_tools_pool_keeps_the_reference_perfect(tmp_path: Path) -> None:
     s = summary_of(tmp_path / "all")
     assert s["tools"] == "all"
     assert s["metrics"]["acc"] == 1.0 and s["metrics"]["collateral_rate"] == 0.0
+
+
+def _task_file(tmp_path: Path, name: str, edit) -> Path:
+    task = json.loads((Path(__file__).parents[1] / f"src/mcp_persona/data/tasks/persona/{name}.json").read_text())
+    edit(task)
+    f = tmp_path / f"{name}.json"
+    f.write_text(json.dumps(task))
+    return f
+
+
+def test_validate_catches_a_wrong_gt_value(tmp_path: Path) -> None:
+    def edit(t: dict) -> None:
+        t["checkpoints"][0]["gt_value"] = "ou_00000000000000000000000000000000"
+        t["reference_answer"] += " ou_00000000000000000000000000000000"
+
+    code, out = invoke("validate", "--suite", str(_task_file(tmp_path, "lark_001", edit)))
+    assert code == 1 and "not in any gold tool output" in out
+
+
+def test_validate_catches_an_unknowable_argument(tmp_path: Path) -> None:
+    def edit(t: dict) -> None:  # drop the chat lookup: the chat id is now known to nobody
+        t["gold"] = t["gold"][1:]
+
+    code, out = invoke("validate", "--suite", str(_task_file(tmp_path, "lark_003", edit)))
+    assert code == 1 and "'oc_ff2d3c425c8d99d19bdd0b6cc60d5d32' is not given to the agent" in out
+
+
+def test_validate_catches_a_gt_value_given_away_and_duplicates(tmp_path: Path) -> None:
+    def edit(t: dict) -> None:
+        t["instruction"] += " (That's the chat oc_ff2d3c425c8d99d19bdd0b6cc60d5d32.)"
+
+    f = _task_file(tmp_path, "lark_003", edit)
+    code, out = invoke("validate", "--suite", str(f))
+    assert code == 1 and "already stated in the instruction" in out
+    twin = json.loads(f.read_text())
+    twin["id"] = "lark_003_copy"
+    (tmp_path / "twin.json").write_text(json.dumps(twin))
+    code, out = invoke("validate", "--suite", str(tmp_path))
+    assert code == 1 and "same instruction and tool chain" in out

@@ -42,7 +42,7 @@ class Environment:
         self.initial: dict[str, dict[str, Any]] = {}
         for i, name in enumerate(names):
             app = get_app(name)
-            context_id = task.context_of(name) or app.context_ids()[0]
+            context_id = task.context_of(name) or _extra_context(task, app.context_ids())
             env = app.env(context_id, clock=task.clock, seed=task.seed * 1000 + i)
             self.apps[name] = env
             self.initial[name] = app.load_context(context_id)
@@ -91,6 +91,17 @@ class Environment:
 
     def internal_errors(self) -> list[str]:
         return [f"{name}: {err}" for name, env in self.apps.items() for err in env.internal_errors]
+
+
+def _extra_context(task: Task, available: list[str]) -> str:
+    """The context of a server the task does not name: the same persona as the task's own servers where
+    the app has one (so the user is the same person everywhere), else the app's default dataset."""
+    for candidate in [s.context_id for s in task.servers] + ["default"]:
+        if candidate in available:
+            return candidate
+    if not available:
+        raise ValueError("an app in the pool has no context to run on")
+    return available[0]
 
 
 def _all_servers(task: Task) -> list[str]:

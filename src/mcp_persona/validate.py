@@ -2,7 +2,8 @@
 
 A task passes when its servers, contexts and gold tools exist; each operate
 checkpoint is *not* already satisfied by the start state (else any agent passes);
-its search GT values are not given away by the instruction; its gold chain replays
+its search GT values are not given away by the instruction; every id-like gold
+argument is given to the agent or produced by an earlier step; its gold chain replays
 without a tool error; every search GT value appears in the gold tool outputs (so
 the ground truth agrees with the context it came from); and the replay scores
 Acc = Exec-Acc = 1 with no collateral damage.
@@ -10,16 +11,19 @@ Acc = Exec-Acc = 1 with no collateral damage.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
-from mcp_persona.scoring.normalize import appears_in
+from mcp_persona.scoring.normalize import appears_in, decoded, normalize
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, Task
+from mcp_persona.trajectory import ToolCallEvent
 
 
 @dataclass
@@ -93,10 +97,11 @@ async def check_task(task: Task) -> list[str]:
     for e in record.trajectory.tool_calls:
         if e.is_error:
             problems.append(f"gold call {e.server}:{e.tool} returned an error: {e.result[:160]}")
-    outputs = "\n".join(e.result for e in record.trajectory.tool_calls)
+    problems.extend(unknowable_arguments(task, record.trajectory.tool_calls))
+    outputs = [e.result for e in record.trajectory.tool_calls]
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
-            missing = [v for v in cp.gt_value if not appears_in(v, outputs)]
+            missing = [v for v in cp.gt_value if not any(appears_in(v, o) for o in outputs)]
             if missing:
                 problems.append(f"checkpoint {i}: GT {missing} not in any gold tool output")
     assert record.score is not None
@@ -110,9 +115,70 @@ async def check_task(task: Task) -> list[str]:
     return problems
 
 
+def _id_like(value: str) -> bool:
+    """A value an agent cannot invent: an id, an email, a phone number, a file path. Free text (with
+    spaces), bare numbers (timestamps, sizes) and plain words (enum values) are not."""
+    if len(value) < 4 or value.isdigit() or "\n" in value:
+        return False
+    if re.search(r"\.[A-Za-z0-9]{1,5}$", value) and len(value) < 200:  # a file name or path, spaces or not
+        return True
+    if any(ch.isspace() for ch in value):
+        return False
+    has_digit, has_alpha = any(ch.isdigit() for ch in value), any(ch.isalpha() for ch in value)
+    return (has_digit and has_alpha) or "@" in value or "/" in value or value.startswith("+")
+
+
+def _leaves(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [] if set(value) == {"$ref"} else [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list):
+        return [x for v in value for x in _leaves(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def _squash(text: str) -> str:
+    return "".join(normalize(decoded(text)).split())
+
+
+def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str]:
+    """Gold arguments that are neither given to the agent (instruction, context, clock) nor produced by a
+    call of an earlier step: a task with one is unsolvable without guessing."""
+    given = _squash("\n".join([task.instruction, *task.necessary_context.keys(), *task.necessary_context.values(),
+                                task.clock.describe(), task.clock.timezone]))
+    problems: list[str] = []
+    flat = [(si, call) for si, step in enumerate(task.gold) for call in step.calls]
+    outputs = [(si, _squash(e.result)) for (si, _), e in zip(flat, calls, strict=False)]
+    chosen = [(si, _squash(" ".join(_leaves(c.arguments)))) for si, c in flat]
+
+    def known(text: str, si: int) -> bool:
+        needle = "".join(normalize(text).split())
+        return needle in given or any(needle in out for sj, out in outputs + chosen if sj < si)
+
+    for si, call in flat:
+        for value in _leaves(call.arguments):
+            # a path may be composed from a listed folder and a listed file name
+            parts = [p for p in value.split("/") if p] if "/" in value else [value]
+            if _id_like(value) and not known(value, si) and not all(known(p, si) for p in parts):
+                problems.append(f"gold step {si} {call.qualified}: argument {value!r} is not given to the agent "
+                                "nor returned by an earlier step")
+    return problems
+
+
+def duplicate_tasks(tasks: Sequence[Task]) -> list[str]:
+    seen: dict[tuple[str, tuple[str, ...]], str] = {}
+    problems = []
+    for t in tasks:
+        key = (normalize(t.instruction), tuple(c.qualified for c in t.gold_calls))
+        if key in seen:
+            problems.append(f"task {t.id}: same instruction and tool chain as task {seen[key]}")
+        seen.setdefault(key, t.id)
+    return problems
+
+
 async def validate_all(tasks: Sequence[Task]) -> Report:
     report = Report()
     check_contexts(report)
+    report.problems.extend(duplicate_tasks(tasks))
     for task in tasks:
         report.tasks_checked += 1
         report.problems.extend(f"task {task.id}: {p}" for p in await check_task(task))
