@@ -50,7 +50,7 @@ from mcp_persona.context_tree.validate import check_state
 log = logging.getLogger(__name__)
 
 FailureKind = Literal["type", "missing", "extra", "range", "conflict", "not_found", "permission", "internal"]
-Category = Literal["collaboration", "social", "email", "content", "information"]
+Category = Literal["collaboration", "social", "email", "content", "information", "utility"]
 
 
 class ToolFailure(Exception):
@@ -74,7 +74,7 @@ class FieldViolation:
 
 
 _PYDANTIC_KIND: dict[str, FailureKind] = {"missing": "missing", "extra_forbidden": "extra"}
-_RANGE_TYPES = ("greater", "less", "too_long", "too_short", "literal_error", "enum", "multiple_of")
+_RANGE_MARKS = ("greater", "less", "too_long", "too_short", "literal_error", "enum", "multiple_of", "pattern")
 
 
 def violations_from(exc: ValidationError) -> list[FieldViolation]:
@@ -82,7 +82,7 @@ def violations_from(exc: ValidationError) -> list[FieldViolation]:
     for err in exc.errors(include_url=False):
         etype = err["type"]
         kind: FailureKind = _PYDANTIC_KIND.get(etype) or (
-            "range" if etype.startswith(_RANGE_TYPES) or etype == "value_error" else "type"
+            "range" if any(mark in etype for mark in _RANGE_MARKS) or etype == "value_error" else "type"
         )
         loc = ".".join(str(p) for p in err["loc"]) or "(arguments)"
         out.append(FieldViolation(loc, kind, err["msg"]))
