@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 import anyio
 
 from mcp_persona.agents import Agent
+from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment, ToolPool
 from mcp_persona.scoring import score_episode
 from mcp_persona.store import EpisodeRecord, RunStore
@@ -58,8 +59,15 @@ async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected",
             return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
                                  trajectory=trajectory, internal_errors=internal, error=trajectory.error)
         score = score_episode(task, trajectory, env.initial, env.final_states())
+        diff = state_changes(env)
     return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
-                         score=score.to_dict(), internal_errors=internal)
+                         score=score.to_dict(), diff=diff, internal_errors=internal)
+
+
+def state_changes(env: Environment) -> list[str]:
+    final = env.final_states()
+    return [f"{name}: {change.describe()}" for name in sorted(final)
+            for change in diff_states(env.apps[name].app.hierarchy, env.initial[name], final[name])]
 
 
 async def run_suite(

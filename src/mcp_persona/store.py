@@ -42,6 +42,7 @@ class EpisodeRecord(BaseModel):
     status: Literal["ok", "error"]
     trajectory: Trajectory
     score: dict[str, Any] | None = None
+    diff: list[str] = Field(default_factory=list)  # every state change the episode caused, readable
     internal_errors: list[str] = Field(default_factory=list)
     error: str | None = None
 
