@@ -252,3 +252,14 @@ def test_validate_catches_a_gt_value_given_away_and_duplicates(tmp_path: Path) -
     (tmp_path / "twin.json").write_text(json.dumps(twin))
     code, out = invoke("validate", "--suite", str(tmp_path))
     assert code == 1 and "same instruction and tool chain" in out
+
+
+def test_trials_run_each_task_k_times_and_resume_per_trial(tmp_path: Path) -> None:
+    run_dir = str(tmp_path / "t")
+    code, out = invoke("run", "--agent", "reference", "--limit", "2", "--trials", "3", "--run-dir", run_dir)
+    assert code == 0, out
+    s = summary_of(tmp_path / "t")
+    assert s["n_episodes"] == 6 and s["trials"]["trials"] == 3
+    assert s["trials"]["pass^3"] == 1.0 and s["trials"]["avg@3"] == 1.0
+    rows = sqlite3.connect(tmp_path / "t" / "run.sqlite").execute("SELECT task_id, epoch FROM episodes").fetchall()
+    assert sorted(e for _, e in rows) == [0, 0, 1, 1, 2, 2]

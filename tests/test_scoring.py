@@ -784,3 +784,30 @@ class TestBuildSummary:
         assert s["metrics"]["avg_tool_calls"] == 0.0
         assert s["metrics"]["tool_error_rate"] == 0.0
         assert s["by_category"] == {}
+
+
+class TestTrials:
+    def test_pass_at_k_and_pass_hat_k_by_hand(self) -> None:
+        from mcp_persona.scoring.metrics import pass_at_k, pass_hat_k
+
+        # n=4 trials, c=2 successes: pass@1 = 1 - C(2,1)/C(4,1) = 0.5; pass@2 = 1 - C(2,2)/C(4,2) = 1 - 1/6
+        assert pass_at_k(4, 2, 1) == 0.5
+        assert pass_at_k(4, 2, 2) == pytest.approx(5 / 6)
+        assert pass_at_k(4, 2, 3) == 1.0
+        # pass^k = C(c,k)/C(n,k): C(2,1)/C(4,1) = 0.5; C(2,2)/C(4,2) = 1/6; C(2,3) = 0
+        assert pass_hat_k(4, 2, 1) == 0.5
+        assert pass_hat_k(4, 2, 2) == pytest.approx(1 / 6)
+        assert pass_hat_k(4, 2, 3) == 0.0
+        with pytest.raises(ValueError):
+            pass_hat_k(2, 3, 1)
+
+    def test_trial_metrics_over_tasks(self) -> None:
+        from mcp_persona.scoring.metrics import trial_metrics
+
+        eps = [EpisodeScore("a", "c", acc, None) for acc in (1.0, 0.5)] + [EpisodeScore("b", "c", 1.0, None)] * 2
+        m = trial_metrics(eps)
+        assert m["trials"] == 2
+        assert m["avg@2"] == pytest.approx((1.0 + 0.5 + 1.0 + 1.0) / 4)
+        assert m["pass@1"] == pytest.approx((0.5 + 1.0) / 2)
+        assert m["pass^2"] == pytest.approx((0.0 + 1.0) / 2)
+        assert m["pass@2"] == pytest.approx((1.0 + 1.0) / 2)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
+from mcp_persona.scoring.metrics import trial_metrics
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import OperateCheckpoint, Task
 
@@ -50,9 +51,10 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "n_internal_errors": sum(len(r.internal_errors) for r in records),
         "metrics": metrics,
         "by_category": by_category(scores),
+        "trials": trial_metrics(scores),
         "episodes": [
-            {"task_id": s.task_id, "category": s.category, "acc": s.acc, "exec_acc": s.exec_acc, "status": r.status,
-             "stop_reason": r.trajectory.stop_reason, "error": r.error}
+            {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc, "exec_acc": s.exec_acc,
+             "status": r.status, "stop_reason": r.trajectory.stop_reason, "error": r.error}
             for s, r in zip(scores, records, strict=True)
         ],
     }

@@ -31,6 +31,7 @@ class RunConfig:
     max_rounds: int = 20
     context_distractors: int = 0
     skills: str = "none"
+    trials: int = 1
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -47,6 +48,8 @@ def with_distractors(task: Task, n: int) -> Task:
 async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0) -> EpisodeRecord:
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
+    if epoch:  # another trial: other generated ids, same start state
+        task = task.model_copy(update={"seed": task.seed + 7919 * epoch})
     async with Environment(task, tools=tools) as env:
         try:
             await agent.run(task, env, trajectory)
@@ -78,23 +81,28 @@ async def run_suite(
     tools: ToolPool = "selected",
     concurrency: int = 1,
     context_distractors: int = 0,
+    trials: int = 1,
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
-    """Run every task not yet finished in ``store``; return how many episodes ran now."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    done = store.finished()
-    todo = [t for t in tasks if (t.id, 0) not in done]
+    """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now."""
+    if concurrency < 1 or trials < 1:
+        raise ValueError("concurrency and trials must be at least 1")
+    todo = pending(tasks, store, trials)
     limiter = anyio.CapacityLimiter(concurrency)
 
-    async def one(task: Task) -> None:
+    async def one(task: Task, epoch: int) -> None:
         async with limiter:
-            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools)
+            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch)
             store.write(record)
             if on_done is not None:
                 on_done(record)
 
     async with anyio.create_task_group() as tg:
-        for task in todo:
-            tg.start_soon(one, task)
+        for task, epoch in todo:
+            tg.start_soon(one, task, epoch)
     return len(todo)
+
+
+def pending(tasks: Sequence[Task], store: RunStore, trials: int = 1) -> list[tuple[Task, int]]:
+    done = store.finished()
+    return [(t, e) for e in range(trials) for t in tasks if (t.id, e) not in done]

@@ -80,7 +80,7 @@ class RunStore:
                 f"{self.path.parent} already holds a run ({n} episodes); pass --resume to finish it "
                 "or choose another --run-dir"
             )
-        keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills")
+        keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills", "trials")
         diff = [k for k in keys if stored.get(k) != config.get(k)]
         if diff:
             detail = ", ".join(f"{k}: stored {stored.get(k)!r} vs now {config.get(k)!r}" for k in diff)

@@ -39,13 +39,14 @@ def run(
     resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
     context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
     skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
+    trials: Annotated[int, typer.Option(min=1, max=32, help="repeated trials per task (pass@k, pass^k)")] = 1,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.llm import ModelError, make_client
     from mcp_persona.reports import build_summary, print_summary, write_summary
-    from mcp_persona.runner import RunConfig, run_suite
+    from mcp_persona.runner import RunConfig, pending, run_suite
     from mcp_persona.store import RunStore, RunStoreError
 
     if agent is AgentKind.model and not model:
@@ -73,7 +74,8 @@ def run(
         runner_agent = ReferenceAgent() if agent is AgentKind.reference else NoopAgent()
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
-                       max_rounds=max_rounds, context_distractors=context_distractors, skills=skills)
+                       max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
+                       trials=trials)
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -84,10 +86,10 @@ def run(
         raise fail(str(exc)) from exc
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as progress:
-        todo = len([t for t in tasks if (t.id, 0) not in store.finished()])
+        todo = len(pending(tasks, store, trials))
         bar = progress.add_task("episodes", total=todo)
         anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                    context_distractors=context_distractors,
+                                    context_distractors=context_distractors, trials=trials,
                                     on_done=lambda _r: progress.advance(bar)))
     summary = build_summary(config, tasks, store.records())
     store.close()

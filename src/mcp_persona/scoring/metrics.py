@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 SR_THRESHOLD = 0.8
@@ -37,3 +38,34 @@ def by_category(episodes: Sequence[EpisodeScore]) -> dict[str, dict[str, Any]]:
     for e in episodes:
         groups[e.category].append(e)
     return {cat: suite_metrics(items) for cat, items in sorted(groups.items())}
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Chance that at least one of k trials drawn from n (c of them successes) succeeds."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n (n={n}, c={c}, k={k})")
+    return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k (tau-bench): chance that all k trials drawn from n succeed, C(c, k) / C(n, k)."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n (n={n}, c={c}, k={k})")
+    return comb(c, k) / comb(n, k)
+
+
+def trial_metrics(episodes: Sequence[EpisodeScore]) -> dict[str, Any]:
+    """Over repeated trials of each task (success = Acc > 0.8): pass@k and pass^k for k = 1..n (n = the
+    fewest trials any task has), and avg@n = mean Acc over all trials."""
+    groups: dict[str, list[EpisodeScore]] = defaultdict(list)
+    for e in episodes:
+        groups[e.task_id].append(e)
+    if not groups:
+        return {"trials": 0}
+    n = min(len(g) for g in groups.values())
+    out: dict[str, Any] = {"trials": n, f"avg@{n}": sum(e.acc for e in episodes) / len(episodes)}
+    for k in range(1, n + 1):
+        successes = [(len(g), sum(1 for e in g if e.acc > SR_THRESHOLD)) for g in groups.values()]
+        out[f"pass@{k}"] = sum(pass_at_k(m, c, k) for m, c in successes) / len(successes)
+        out[f"pass^{k}"] = sum(pass_hat_k(m, c, k) for m, c in successes) / len(successes)
+    return out
