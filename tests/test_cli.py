@@ -126,7 +126,7 @@ def test_servers_and_tasks_json(tmp_path: Path) -> None:
     code, out = invoke("tasks", "--json")
     assert code == 0
     rows = json.loads(out)
-    assert {r["category"] for r in rows} >= {"lark_single", "obsidian_single", "lark_obsidian"}
+    assert {r["category"] for r in rows} >= {"collaboration", "content", "lark_centric"}
 
 
 def test_validate_passes_on_the_bundled_suite() -> None:

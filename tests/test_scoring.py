@@ -61,7 +61,7 @@ def after(before: dict[str, Any]) -> dict[str, Any]:
     return copy.deepcopy(before)
 
 
-def make_task(checkpoints: list[dict[str, Any]], *, tid: str = "t1", category: str = "lark_single") -> Task:
+def make_task(checkpoints: list[dict[str, Any]], *, tid: str = "t1", category: str = "collaboration") -> Task:
     return Task.model_validate({
         "id": tid,
         "suite": "test",

@@ -124,7 +124,10 @@ class Task(BaseModel):
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     suite: str
-    category: str = Field(description="e.g. lark_single, obsidian_single, lark_obsidian")
+    category: Literal[
+        "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other"
+    ] = Field(description="the paper's task groups: four single-server, three cross-server")
+    variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)
     unnecessary_context: list[str] = Field(default_factory=list)
