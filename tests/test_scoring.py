@@ -683,10 +683,10 @@ class TestCollateral:
 class TestSuiteMetrics:
     def test_values(self) -> None:
         eps = [
-            EpisodeScore("a", "lark_single", 1.0, 1.0),
-            EpisodeScore("b", "lark_single", 0.8, None),  # exactly 0.8: not a success
-            EpisodeScore("c", "lark_obsidian", 0.5, 0.0),
-            EpisodeScore("d", "lark_obsidian", 0.9, 0.5),
+            EpisodeScore("a", "collaboration", 1.0, 1.0),
+            EpisodeScore("b", "collaboration", 0.8, None),  # exactly 0.8: not a success
+            EpisodeScore("c", "lark_centric", 0.5, 0.0),
+            EpisodeScore("d", "lark_centric", 0.9, 0.5),
         ]
         m = suite_metrics(eps)
         assert m["n"] == 4
@@ -709,21 +709,21 @@ class TestSuiteMetrics:
 
     def test_by_category(self) -> None:
         eps = [
-            EpisodeScore("a", "lark_single", 1.0, 1.0),
-            EpisodeScore("b", "lark_obsidian", 0.5, None),
-            EpisodeScore("c", "lark_single", 0.5, 0.0),
-            EpisodeScore("d", "lark_obsidian", 1.0, None),
+            EpisodeScore("a", "collaboration", 1.0, 1.0),
+            EpisodeScore("b", "lark_centric", 0.5, None),
+            EpisodeScore("c", "collaboration", 0.5, 0.0),
+            EpisodeScore("d", "lark_centric", 1.0, None),
         ]
         cats = by_category(eps)
-        assert list(cats) == ["lark_obsidian", "lark_single"]
-        assert cats["lark_obsidian"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": None, "n_exec": 0}
-        assert cats["lark_single"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2}
+        assert list(cats) == ["collaboration", "lark_centric"]
+        assert cats["lark_centric"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": None, "n_exec": 0}
+        assert cats["collaboration"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2}
 
 
 # == build_summary ================================================================================
 class TestBuildSummary:
     def test_summary(self) -> None:
-        t_ops = make_task([CREATE_EVENT], tid="ops", category="lark_single")
+        t_ops = make_task([CREATE_EVENT], tid="ops", category="collaboration")
         t_search = make_task([search_cp("x")], tid="srch", category="lark_search")
 
         def model(rnd: int, inp: int, out: int) -> ModelCallEvent:
@@ -768,7 +768,7 @@ class TestBuildSummary:
         assert m["avg_elapsed_s"] == 1.5  # (4 + 0 + 0 + 2) / 4
         assert s["by_category"] == {
             "lark_search": {"n": 2, "acc": 0.25, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0},
-            "lark_single": {"n": 2, "acc": 0.5, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2},
+            "collaboration": {"n": 2, "acc": 0.5, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2},
         }
         assert [(e["task_id"], e["acc"], e["exec_acc"], e["status"]) for e in s["episodes"]] == [
             ("ops", 1.0, 1.0, "ok"), ("ops", 0.0, 0.0, "error"), ("srch", 0.0, None, "error"),
