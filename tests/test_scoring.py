@@ -724,7 +724,7 @@ class TestSuiteMetrics:
 class TestBuildSummary:
     def test_summary(self) -> None:
         t_ops = make_task([CREATE_EVENT], tid="ops", category="collaboration")
-        t_search = make_task([search_cp("x")], tid="srch", category="lark_search")
+        t_search = make_task([search_cp("x")], tid="srch", category="content")
 
         def model(rnd: int, inp: int, out: int) -> ModelCallEvent:
             return ModelCallEvent(round=rnd, latency_s=0.1, usage=Usage(input_tokens=inp, output_tokens=out))
@@ -767,7 +767,7 @@ class TestBuildSummary:
         assert m["collateral_rate"] == 0.25
         assert m["avg_elapsed_s"] == 1.5  # (4 + 0 + 0 + 2) / 4
         assert s["by_category"] == {
-            "lark_search": {"n": 2, "acc": 0.25, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0},
+            "content": {"n": 2, "acc": 0.25, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0},
             "collaboration": {"n": 2, "acc": 0.5, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2},
         }
         assert [(e["task_id"], e["acc"], e["exec_acc"], e["status"]) for e in s["episodes"]] == [
