@@ -259,7 +259,7 @@ def test_trials_run_each_task_k_times_and_resume_per_trial(tmp_path: Path) -> No
     code, out = invoke("run", "--agent", "reference", "--limit", "2", "--trials", "3", "--run-dir", run_dir)
     assert code == 0, out
     s = summary_of(tmp_path / "t")
-    assert s["n_episodes"] == 6 and s["trials"]["trials"] == 3
-    assert s["trials"]["pass^3"] == 1.0 and s["trials"]["avg@3"] == 1.0
+    assert s["n_episodes"] == 6 and s["trials"] == 3 and s["pass_k"]["trials"] == 3
+    assert s["pass_k"]["pass^3"] == 1.0 and s["pass_k"]["avg@3"] == 1.0
     rows = sqlite3.connect(tmp_path / "t" / "run.sqlite").execute("SELECT task_id, epoch FROM episodes").fetchall()
     assert sorted(e for _, e in rows) == [0, 0, 1, 1, 2, 2]

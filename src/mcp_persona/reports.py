@@ -51,7 +51,7 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "n_internal_errors": sum(len(r.internal_errors) for r in records),
         "metrics": metrics,
         "by_category": by_category(scores),
-        "trials": trial_metrics(scores),
+        "pass_k": trial_metrics(scores),
         "episodes": [
             {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc, "exec_acc": s.exec_acc,
              "status": r.status, "stop_reason": r.trajectory.stop_reason, "error": r.error}

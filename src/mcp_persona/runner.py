@@ -50,7 +50,14 @@ async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected",
     start = time.perf_counter()
     if epoch:  # another trial: other generated ids, same start state
         task = task.model_copy(update={"seed": task.seed + 7919 * epoch})
-    async with Environment(task, tools=tools) as env:
+    try:
+        environment = Environment(task, tools=tools)
+    except (KeyError, ValueError) as exc:  # an app or context the task needs is missing: this episode errs
+        trajectory.stop_reason = "error"
+        trajectory.error = f"environment: {exc}"
+        return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
+                             trajectory=trajectory, error=trajectory.error)
+    async with environment as env:
         try:
             await agent.run(task, env, trajectory)
         except Exception as exc:  # a broken agent or gold chain: recorded, never fatal to the run

@@ -1,0 +1,165 @@
+"""One self-contained HTML report of one or more runs.
+
+Everything is inline: the CSS, the script, the data (a JSON block), and the
+figures (``data:`` PNGs). A Content-Security-Policy meta tag forbids every fetch
+(``default-src 'none'``), so the page works from a file, offline, and cannot leak
+what it shows. The leaderboard is rendered here (readable without script); the
+episode list, its filters and the trajectory viewer are drawn by the page's script
+from the JSON block, always as text nodes, so a tool result holding markup stays
+text.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from mcp_persona.report.load import Episode, Run, categories_of
+from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+MAX_TEXT = 200_000  # longest tool result / model text kept in the file; the viewer truncates far earlier
+
+
+def _clip(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_TEXT:
+        return text
+    return text[:MAX_TEXT] + f"\n… [{len(text) - MAX_TEXT:,} more characters not kept in the report]"
+
+
+def _event(e: dict[str, Any]) -> dict[str, Any]:
+    out = dict(e)
+    for key in ("result", "content", "raw_arguments"):
+        if isinstance(out.get(key), str):
+            out[key] = _clip(out[key])
+    return out
+
+
+def _episode(run_index: int, e: Episode, suite: str) -> dict[str, Any]:
+    total, unknown = e.cost
+    return {
+        "run": run_index,
+        "suite": suite,
+        "task_id": e.task_id,
+        "epoch": e.epoch,
+        "category": e.category,
+        "status": e.status,
+        "acc": e.acc,
+        "exec_acc": e.exec_acc,
+        "passed": e.passed,
+        "stop_reason": e.stop_reason,
+        "error": e.error,
+        "final_answer": _clip(e.trajectory.get("final_answer") or ""),
+        "events": [_event(x) for x in e.events],
+        "diff": e.diff,
+        "checkpoints": e.checkpoints,
+        "collateral": e.collateral,
+        "internal_errors": list(e.record.get("internal_errors") or []),
+        "elapsed_s": e.elapsed_s,
+        "rounds": len({x.get("round") for x in e.events}),
+        "tokens_in": e.input_tokens,
+        "tokens_out": e.output_tokens,
+        "cost_usd": None if e.model_calls and unknown == len(e.model_calls) else total,
+        "cost_partial": 0 < unknown < len(e.model_calls),
+        "tool_calls": len(e.tool_calls),
+        "tool_errors": e.tool_errors,
+    }
+
+
+def report_data(runs: Sequence[Run]) -> dict[str, Any]:
+    """Everything the page's script needs, JSON-ready."""
+    tasks: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        suite = str(r.config.get("suite"))
+        bucket = tasks.setdefault(suite, {})
+        for tid, t in r.tasks.items():
+            bucket.setdefault(tid, {"instruction": t.instruction, "category": t.category,
+                                    "checkpoints": t.checkpoints, "necessary_context": t.necessary_context})
+    return {
+        "runs": [{"label": r.label, "name": r.name, "path": str(r.path), "config": r.config, "stats": r.stats(),
+                  "notes": r.notes} for r in runs],
+        "categories": categories_of(runs),
+        "tasks": tasks,
+        "episodes": [_episode(i, e, str(r.config.get("suite"))) for i, r in enumerate(runs) for e in r.episodes],
+    }
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside a <script> element: no ``</script>``, no ``<!--``, no line separators."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=str)
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _leaderboard(runs: Sequence[Run], cats: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows in rank order; each cell has its text and the number to sort by."""
+    index = {id(r): i for i, r in enumerate(runs)}
+    rows = []
+    for rank, r in enumerate(ranked(runs), start=1):
+        s = r.stats()
+        cells = [
+            ("Acc", pct(s["acc"]), s["acc"]),
+            ("SR-0.8", pct(s["sr_0_8"]), s["sr_0_8"]),
+            ("Exec-Acc", pct(s["exec_acc"]), s["exec_acc"]),
+            *[(f"cat:{c}", pct(s["by_category"].get(c)), s["by_category"].get(c)) for c in cats],
+            ("Tokens in", num(s["avg_input_tokens"], 0), s["avg_input_tokens"]),
+            ("Tokens out", num(s["avg_output_tokens"], 0), s["avg_output_tokens"]),
+            ("Cost", money(s["cost_usd"], s["cost_partial"]), s["cost_usd"]),
+            ("Tool calls", num(s["avg_tool_calls"]), s["avg_tool_calls"]),
+            ("Tool errors", pct(s["tool_error_rate"]), s["tool_error_rate"]),
+            ("Time", seconds(s["avg_elapsed_s"]), s["avg_elapsed_s"]),
+        ]
+        rows.append({"rank": rank, "index": index[id(r)], "run": r, "stats": s,
+                     "cells": [{"key": k, "text": t, "sort": "" if v is None else v} for k, t, v in cells]})
+    # the best value of each score column is marked
+    for col in range(3 + len(cats)):
+        values = [row["cells"][col]["sort"] for row in rows if row["cells"][col]["sort"] != ""]
+        if len(values) > 1 and max(values) > min(values):
+            for row in rows:
+                row["cells"][col]["best"] = row["cells"][col]["sort"] == max(values)
+    return rows
+
+
+def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]] | None) -> list[dict[str, str]]:
+    from mcp_persona.report import plots
+
+    titles = {"cost_accuracy": "Cost (or tokens) vs accuracy", "tokens_success": "Tokens vs success",
+              "tool_calls": "Tool calls per task", "categories": "Acc by category", "failure_modes": "Failure modes"}
+    out = []
+    for stem, fig in plots.figures(runs, failure_counts).items():
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+        out.append({"title": titles.get(stem, stem), "src": "data:image/png;base64,"
+                    + base64.b64encode(buf.getvalue()).decode("ascii")})
+    return out
+
+
+def render_html(runs: Sequence[Run], *, title: str = "MCP-Persona report", figures: bool = True,
+                failure_counts: Mapping[str, Mapping[str, int]] | None = None) -> str:
+    """The report as one HTML string. ``figures`` embeds the plots (needs matplotlib)."""
+    env = Environment(loader=PackageLoader("mcp_persona.report", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True)
+    cats = categories_of(runs)
+    return env.get_template("report.html.j2").render(
+        title=title,
+        csp=CSP,
+        runs=runs,
+        categories=cats,
+        leaderboard=_leaderboard(runs, cats),
+        figures=_figures(runs, failure_counts) if figures else [],
+        suites=sorted({str(r.config.get("suite")) for r in runs}),
+        data_json=script_json(report_data(runs)),
+        dash=DASH,
+    )
+
+
+def write_html(runs: Sequence[Run], path: Path, **kwargs: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_html(runs, **kwargs), encoding="utf-8")
+    return path

@@ -1,0 +1,327 @@
+"""Read finished runs back: ``summary.json`` plus every episode record of ``run.sqlite``.
+
+Records are kept as the raw JSON dicts the store holds, so fields added to a record
+later (``diff``, ``cost_usd`` per model call) are read when present and never
+required. The store is opened read-only: reading a run never changes it.
+
+Scores come from ``summary.json`` when it is there (it scores errored episodes as
+the run did); a run without one (killed before the end) is scored from its records.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
+from mcp_persona.scoring.metrics import SR_THRESHOLD
+
+STORE_FILE = "run.sqlite"
+SUMMARY_FILE = "summary.json"
+_SUMMARY_ONLY = {"n_tasks", "n_episodes", "n_errors", "n_internal_errors"}
+DEFAULTS = {"tools": "selected", "max_rounds": 20, "context_distractors": 0, "skills": "none", "trials": 1}
+
+
+class RunLoadError(ValueError):
+    """A folder that is not a readable run; the message says what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """What the report shows of a task: its instruction and each checkpoint's summary."""
+
+    id: str
+    category: str
+    instruction: str
+    checkpoints: list[dict[str, Any]]  # {"type", "summary"}
+    necessary_context: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Episode:
+    """One stored episode with its score and the figures the report needs."""
+
+    task_id: str
+    epoch: int
+    category: str
+    status: str
+    acc: float
+    exec_acc: float | None
+    record: dict[str, Any]
+
+    @property
+    def key(self) -> str:
+        return f"{self.task_id}#{self.epoch}"
+
+    @property
+    def passed(self) -> bool:
+        """Passed as SR-0.8 counts it: Acc strictly above 0.8."""
+        return self.acc > SR_THRESHOLD
+
+    @property
+    def trajectory(self) -> dict[str, Any]:
+        return self.record.get("trajectory") or {}
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return list(self.trajectory.get("events") or [])
+
+    @property
+    def model_calls(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("kind") == "model"]
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("kind") == "tool"]
+
+    @property
+    def tool_errors(self) -> int:
+        return sum(1 for e in self.tool_calls if e.get("is_error"))
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(int((e.get("usage") or {}).get("input_tokens") or 0) for e in self.model_calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(int((e.get("usage") or {}).get("output_tokens") or 0) for e in self.model_calls)
+
+    @property
+    def cost(self) -> tuple[float, int]:
+        """(sum of the known ``cost_usd`` of its model calls, number of model calls whose cost is unknown)."""
+        known = [e["cost_usd"] for e in self.model_calls if e.get("cost_usd") is not None]
+        return float(sum(known)), len(self.model_calls) - len(known)
+
+    @property
+    def cost_usd(self) -> float | None:
+        total, unknown = self.cost
+        return None if unknown else total
+
+    @property
+    def elapsed_s(self) -> float:
+        return float(self.trajectory.get("elapsed_s") or 0.0)
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self.trajectory.get("stop_reason")
+
+    @property
+    def error(self) -> str | None:
+        return self.record.get("error") or self.trajectory.get("error")
+
+    @property
+    def diff(self) -> list[str]:
+        return list(self.record.get("diff") or [])
+
+    @property
+    def checkpoints(self) -> list[dict[str, Any]]:
+        return list((self.record.get("score") or {}).get("checkpoints") or [])
+
+    @property
+    def collateral(self) -> list[str]:
+        return list((self.record.get("score") or {}).get("collateral") or [])
+
+
+@dataclass
+class Run:
+    """A loaded run: where it is, how it was made, its metrics and its episodes."""
+
+    path: Path
+    config: dict[str, Any]
+    summary: dict[str, Any]
+    episodes: list[Episode]
+    tasks: dict[str, TaskInfo]
+    notes: list[str] = field(default_factory=list)  # what could not be read, for the reader
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return self.summary.get("metrics") or {}
+
+    @property
+    def categories(self) -> dict[str, dict[str, Any]]:
+        return self.summary.get("by_category") or {}
+
+    def stats(self) -> dict[str, Any]:
+        """The leaderboard figures of the run: scores from the summary, the rest from the records."""
+        eps = self.episodes
+        n = len(eps) or 1
+        calls = sum(len(e.tool_calls) for e in eps)
+        costs = [e.cost for e in eps]
+        unknown = sum(u for _, u in costs)
+        model_calls = sum(len(e.model_calls) for e in eps)
+        m = self.metrics
+        return {
+            "n": len(eps),
+            "n_errors": sum(1 for e in eps if e.status == "error"),
+            "acc": m.get("acc"),
+            "sr_0_8": m.get("sr_0_8"),
+            "exec_acc": m.get("exec_acc"),
+            "by_category": {c: v.get("acc") for c, v in self.categories.items()},
+            "avg_input_tokens": sum(e.input_tokens for e in eps) / n,
+            "avg_output_tokens": sum(e.output_tokens for e in eps) / n,
+            "total_tokens": sum(e.input_tokens + e.output_tokens for e in eps),
+            # None: no model call of the run has a known cost; partial: some are unknown (a lower bound)
+            "cost_usd": None if model_calls and unknown == model_calls else sum(c for c, _ in costs),
+            "cost_partial": 0 < unknown < model_calls,
+            "avg_tool_calls": calls / n,
+            "tool_error_rate": sum(e.tool_errors for e in eps) / calls if calls else 0.0,
+            "avg_elapsed_s": sum(e.elapsed_s for e in eps) / n,
+            "total_elapsed_s": sum(e.elapsed_s for e in eps),
+            "pass_k": self.summary.get("pass_k"),
+        }
+
+
+def _settings(config: dict[str, Any]) -> list[str]:
+    parts = []
+    for key, default in DEFAULTS.items():
+        value = config.get(key, default)
+        if value is not None and value != default:
+            short = "distractors" if key == "context_distractors" else key
+            parts.append(f"{short}={Path(value).name if key == 'skills' else value}")
+    return parts
+
+
+def run_label(config: dict[str, Any]) -> str:
+    """``agent`` (or the model of a model agent) and the settings that differ from the defaults."""
+    who = config.get("model") or config.get("agent") or "?"
+    if config.get("model") and config.get("agent") not in (None, "model"):
+        who = f"{config['agent']}/{who}"
+    return " · ".join([str(who), *_settings(config)])
+
+
+def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    uri = f"file:{path.resolve()}?mode=ro"
+    try:
+        db = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as exc:
+        raise RunLoadError(f"{path}: cannot open the run store: {exc}") from exc
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "episodes" not in tables:
+            raise RunLoadError(f"{path}: not a run store (no episodes table)")
+        config = None
+        if "meta" in tables:
+            row = db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+            config = json.loads(row[0]) if row else None
+        rows = db.execute("SELECT record FROM episodes ORDER BY task_id, epoch").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise RunLoadError(f"{path}: not a readable run store: {exc}") from exc
+    finally:
+        db.close()
+    records = []
+    for (text,) in rows:
+        try:
+            records.append(json.loads(text))
+        except json.JSONDecodeError as exc:
+            raise RunLoadError(f"{path}: an episode record is not valid JSON: {exc.msg}") from exc
+    return config, records
+
+
+def load_task_infos(suite: str) -> dict[str, TaskInfo]:
+    """The tasks of ``suite`` (a bundled name or a task file/folder); raises TaskFileError."""
+    from mcp_persona.tasks import load_tasks
+
+    return {
+        t.id: TaskInfo(t.id, t.category, t.instruction,
+                       [{"type": c.type, "summary": c.summary} for c in t.checkpoints], dict(t.necessary_context))
+        for t in load_tasks(suite)
+    }
+
+
+def _episode_scores(summary: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+    return {(e["task_id"], int(e.get("epoch") or 0)): e for e in summary.get("episodes") or [] if "task_id" in e}
+
+
+def load_run(path: Path | str, *, suite: str | None = None) -> Run:
+    """Read the run in folder ``path``. ``suite`` overrides where the task texts come from."""
+    from mcp_persona.tasks import TaskFileError
+
+    path = Path(path)
+    if not path.exists():
+        raise RunLoadError(f"{path}: no such folder")
+    if not path.is_dir():
+        raise RunLoadError(f"{path}: not a folder (pass the run's folder, the --run-dir of `mcp-persona run`)")
+    store, summary_path = path / STORE_FILE, path / SUMMARY_FILE
+    if not store.is_file():
+        what = "only a summary.json" if summary_path.is_file() else "neither run.sqlite nor summary.json"
+        raise RunLoadError(f"{path}: not a run folder ({what}; a run folder is the --run-dir of `mcp-persona run`)")
+    stored_config, records = _read_store(store)
+    notes: list[str] = []
+    summary: dict[str, Any] = {}
+    if summary_path.is_file():
+        try:
+            summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise RunLoadError(f"{summary_path}: not valid JSON ({exc})") from exc
+        if not isinstance(summary, dict):
+            raise RunLoadError(f"{summary_path}: not a run summary (expected a JSON object)")
+    else:
+        notes.append("no summary.json (unfinished run?): scores computed from the stored episodes")
+    config = stored_config or {k: v for k, v in summary.items()
+                               if k not in _SUMMARY_ONLY and not isinstance(v, dict | list)}
+    if not config:
+        raise RunLoadError(f"{path}: the run store has no config (not made by `mcp-persona run`)")
+
+    tasks: dict[str, TaskInfo] = {}
+    source = suite or config.get("suite")
+    if source:
+        try:
+            tasks = load_task_infos(str(source))
+        except TaskFileError:
+            notes.append(f"task texts unavailable: suite {source!r} not found (pass --suite FILE)")
+
+    scored = _episode_scores(summary)
+    episodes = []
+    for rec in records:
+        key = (rec.get("task_id", "?"), int(rec.get("epoch") or 0))
+        s = scored.get(key)
+        if s is not None:
+            acc, exec_acc = float(s.get("acc") or 0.0), s.get("exec_acc")
+        elif rec.get("status") == "ok" and rec.get("score"):
+            acc, exec_acc = float(rec["score"].get("acc") or 0.0), rec["score"].get("exec_acc")
+        else:  # an errored episode scores 0, its operate checkpoints too
+            info = tasks.get(key[0])
+            has_ops = info is None or any(c["type"] == "operate" for c in info.checkpoints)
+            acc, exec_acc = 0.0, 0.0 if has_ops else None
+        episodes.append(Episode(key[0], key[1], rec.get("category") or "?", rec.get("status") or "?",
+                                acc, exec_acc, rec))
+    if summary.get("episodes") is not None and len(scored) != len(episodes):
+        notes.append(f"summary.json lists {len(scored)} episodes, the store holds {len(episodes)}")
+    if not summary:
+        scores = [EpisodeScore(e.task_id, e.category, e.acc, e.exec_acc) for e in episodes]
+        summary = {**config, "metrics": suite_metrics(scores), "by_category": by_category(scores),
+                   "n_episodes": len(episodes)}
+    return Run(path=path, config=config, summary=summary, episodes=episodes, tasks=tasks, notes=notes,
+               label=run_label(config))
+
+
+def load_runs(paths: Iterable[Path | str], *, suite: str | None = None) -> list[Run]:
+    """Read every run; labels that would be ambiguous get the folder name added."""
+    runs = [load_run(p, suite=suite) for p in paths]
+    label_runs(runs)
+    return runs
+
+
+def label_runs(runs: Sequence[Run]) -> None:
+    counts: dict[str, int] = {}
+    for r in runs:
+        counts[r.label] = counts.get(r.label, 0) + 1
+    suites = {r.config.get("suite") for r in runs}
+    for r in runs:
+        if len(suites) > 1:
+            r.label = f"{r.config.get('suite')} · {r.label}"
+        if counts[run_label(r.config)] > 1:
+            r.label = f"{r.label} ({r.name})"
+
+
+def categories_of(runs: Sequence[Run]) -> list[str]:
+    return sorted({c for r in runs for c in r.categories} | {e.category for r in runs for e in r.episodes})

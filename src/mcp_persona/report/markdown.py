@@ -1,0 +1,141 @@
+"""A Markdown summary of one or more runs: the leaderboard and the scores per category.
+
+Plain GitHub-flavoured tables, for CI logs, pull requests and papers. Percentages
+have one decimal; a value that does not apply (no operate checkpoint, cost
+unknown) is ``–``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcp_persona.report.compare import Comparison
+from mcp_persona.report.load import Run, categories_of
+
+DASH = "–"
+
+
+def pct(v: float | None) -> str:
+    return DASH if v is None else f"{100 * v:.1f}"
+
+
+def money(v: float | None, partial: bool = False) -> str:
+    if v is None:
+        return DASH
+    text = "$0" if v == 0 else f"${v:.4f}" if v < 1 else f"${v:,.2f}"
+    return f"≥{text}" if partial else text
+
+
+def num(v: float | None, digits: int = 1) -> str:
+    return DASH if v is None else f"{v:,.{digits}f}"
+
+
+def seconds(v: float | None) -> str:
+    if v is None:
+        return DASH
+    return f"{v * 1000:.0f} ms" if v < 1 else f"{v:.1f} s"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str] | None = None) -> str:
+    align = align or ["l"] + ["r"] * (len(header) - 1)
+    rule = ["---:" if a == "r" else ":---" for a in align]
+    lines = ["| " + " | ".join(_cell(h) for h in header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+LEADERBOARD_HEADER = ["Run", "Episodes", "Acc", "SR-0.8", "Exec-Acc", "Tokens in/task", "Tokens out/task", "Cost",
+                      "Tool calls/task", "Tool errors %", "Time/task", "Errors"]
+
+
+def ranked(runs: Sequence[Run]) -> list[Run]:
+    """Best first: by Acc, then SR-0.8, then Exec-Acc."""
+    def key(r: Run) -> tuple[float, float, float]:
+        m = r.metrics
+        return (-(m.get("acc") or 0.0), -(m.get("sr_0_8") or 0.0), -(m.get("exec_acc") or 0.0))
+    return sorted(runs, key=key)
+
+
+def leaderboard_rows(runs: Sequence[Run]) -> list[list[str]]:
+    rows = []
+    for r in ranked(runs):
+        s = r.stats()
+        rows.append([r.label, str(s["n"]), pct(s["acc"]), pct(s["sr_0_8"]), pct(s["exec_acc"]),
+                     num(s["avg_input_tokens"], 0), num(s["avg_output_tokens"], 0),
+                     money(s["cost_usd"], s["cost_partial"]), num(s["avg_tool_calls"]), pct(s["tool_error_rate"]),
+                     seconds(s["avg_elapsed_s"]), str(s["n_errors"])])
+    return rows
+
+
+def category_rows(runs: Sequence[Run], metric: str) -> list[list[str]]:
+    rows = []
+    for cat in categories_of(runs):
+        cells = []
+        for r in ranked(runs):
+            m = r.categories.get(cat)
+            cells.append(DASH if m is None else f"{pct(m.get(metric))} ({m.get('n', 0)})")
+        rows.append([cat, *cells])
+    return rows
+
+
+def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> str:
+    """The whole summary: leaderboard, Acc and Exec-Acc per category, and notes."""
+    order = ranked(runs)
+    suites = sorted({str(r.config.get("suite")) for r in runs})
+    parts = [f"# {title}", "",
+             f"{len(runs)} run{'s' * (len(runs) != 1)} on suite{'s' * (len(suites) != 1)} {', '.join(suites)}. "
+             "Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc and tool errors in %; "
+             "tokens, tool calls and time per episode.", "",
+             "## Leaderboard", "", table(LEADERBOARD_HEADER, leaderboard_rows(runs)), ""]
+    header = ["Category", *[r.label for r in order]]
+    parts += ["## Acc by category", "", "Acc in % (episodes).", "", table(header, category_rows(runs, "acc")), ""]
+    if any(m.get("exec_acc") is not None for r in runs for m in r.categories.values()):
+        parts += ["## Exec-Acc by category", "", "Exec-Acc in % (episodes); – where no task has an operate checkpoint.",
+                  "", table(header, category_rows(runs, "exec_acc")), ""]
+    trial_rows = _trial_rows(order)
+    if trial_rows:
+        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]
+    notes = [f"- {r.label}: {n}" for r in order for n in r.notes]
+    if notes:
+        parts += ["## Notes", "", *notes, ""]
+    return "\n".join(parts)
+
+
+def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+    rows = []
+    for r in runs:
+        t: Any = r.summary.get("pass_k")
+        if isinstance(t, dict) and (t.get("trials") or 1) > 1:
+            rows += [[r.label, str(t["trials"]), k, pct(v)] for k, v in t.items()
+                     if k != "trials" and isinstance(v, int | float)]
+    return rows
+
+
+def render_comparison(cmp: Comparison, limit: int | None = None) -> str:
+    """Markdown of a comparison: headline deltas, then the changed tasks (regressions first)."""
+    m = cmp.metric_deltas()
+    lines = [f"## {cmp.a.label} → {cmp.b.label}", "",
+             table(["Metric", "A", "B", "Δ"], [
+                 [k, pct(v["a"]), pct(v["b"]), _delta(v["delta"])] for k, v in m.items()
+                 if k in ("acc", "sr_0_8", "exec_acc", "tool_error_rate")]), ""]
+    rows = []
+    changed = [t for t in cmp.tasks if t.change != "unchanged"]
+    for t in changed[:limit] if limit else changed:
+        rows.append([t.change, t.task_id, t.category, pct(t.a.acc if t.a else None), pct(t.b.acc if t.b else None),
+                     pct(t.a.exec_acc if t.a else None), pct(t.b.exec_acc if t.b else None),
+                     t.a.status if t.a else DASH, t.b.status if t.b else DASH])
+    unchanged = len(cmp.tasks) - len(changed)
+    if rows:
+        lines += [table(["Change", "Task", "Category", "Acc A", "Acc B", "Exec A", "Exec B", "Status A", "Status B"],
+                        rows, ["l", "l", "l", "r", "r", "r", "r", "l", "l"]), ""]
+    lines.append(f"{len(cmp.regressions)} regressions, {len(cmp.improvements)} improvements, {unchanged} unchanged.")
+    return "\n".join(lines)
+
+
+def _delta(v: float | None) -> str:
+    return DASH if v is None else f"{100 * v:+.1f}"
