@@ -8,7 +8,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_persona.agents import ModelAgent, ReferenceAgent
+from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
 from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.agents.tool_schema import compact_schema
@@ -230,3 +230,42 @@ def test_skills_reach_the_system_prompt(tmp_path) -> None:
     assert "# Skills" not in client.seen[0][0]["content"]
     with pytest.raises(SkillsError):
         Skills("/no/such/file.md")
+
+
+def test_judge_replaces_checkpoint_scores_and_unparseable_verdicts_never_pass(tmp_path) -> None:
+    from mcp_persona.reports import build_summary
+    from mcp_persona.runner import Judging, RunConfig, run_suite
+    from mcp_persona.store import RunStore
+
+    t = task("lark_002")  # one personalized_search checkpoint; the noop agent fails it by rules
+    judge = ScriptedClient([ChatResponse(content='{"score": 1, "reason": "the answer names the meeting"}')])
+    store = RunStore(tmp_path)
+    anyio.run(lambda: run_suite([t], NoopAgent(), store, judging=Judging.with_client(judge, "replace")))
+    record = store.records()[0]
+    assert record.score is not None and record.score["acc"] == 1.0  # the judge's verdict replaced the rule 0
+    cp = record.score["checkpoints"][0]
+    assert cp["rule_score"] == 0.0 and cp["judge_score"] == 1.0 and cp["source"] == "judge"
+    assert record.verdicts[0]["status"] == "ok"
+    assert "the answer names the meeting" in record.verdicts[0]["attempts"][0]["raw"]
+
+    garbled = ScriptedClient([ChatResponse(content="The agent successfully found it. Score: 1"),
+                              ChatResponse(content="success!")])
+    store2 = RunStore(tmp_path / "b")
+    anyio.run(lambda: run_suite([t], NoopAgent(), store2, judging=Judging.with_client(garbled, "replace")))
+    record = store2.records()[0]
+    assert record.score is not None and record.score["acc"] == 0.0  # never guessed into a pass
+    assert record.verdicts[0]["status"] == "unparseable" and len(record.verdicts[0]["attempts"]) == 2
+    summary = build_summary(RunConfig(suite="s", agent="noop", model=None, judge="scripted", judge_policy="replace"),
+                            [t], store2.records())
+    assert summary["judge"]["n_unparseable"] == 1 and summary["judge"]["n_ok"] == 0
+    assert summary["failure_modes"]["failed"] == 1
+
+
+def test_a_model_may_not_judge_itself_unless_allowed() -> None:
+    from typer.testing import CliRunner
+
+    from mcp_persona.cli import app
+
+    result = CliRunner(env={"COLUMNS": "250"}).invoke(
+        app, ["run", "--agent", "model", "--model", "local", "--judge", "local", "--limit", "1"])
+    assert result.exit_code == 2 and "allow-self-judge" in result.output

@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from mcp_persona.judges.failures import FailureClassification, classify_failure, count_failure_modes, is_failed
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
@@ -52,12 +53,48 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "metrics": metrics,
         "by_category": by_category(scores),
         "pass_k": trial_metrics(scores),
+        "judge": judge_stats(config, records),
+        "failure_modes": failure_modes(records, by_id),
         "episodes": [
             {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc, "exec_acc": s.exec_acc,
              "status": r.status, "stop_reason": r.trajectory.stop_reason, "error": r.error}
             for s, r in zip(scores, records, strict=True)
         ],
     }
+
+
+def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+    """How the LLM judge fared: verdicts used, unparseable (never guessed), errored, retried; tokens."""
+    verdicts = [v for r in records for v in r.verdicts]
+    usage = [v.get("usage") or {} for v in verdicts]
+    costs = [v.get("cost_usd") for v in verdicts]
+    return {
+        "spec": config.judge,
+        "policy": config.judge_policy,
+        "n_verdicts": len(verdicts),
+        "n_ok": sum(1 for v in verdicts if v.get("status") == "ok"),
+        "n_unparseable": sum(1 for v in verdicts if v.get("status") == "unparseable"),
+        "n_errors": sum(1 for v in verdicts if v.get("status") == "error"),
+        "n_retried": sum(1 for v in verdicts if v.get("status") == "ok" and len(v.get("attempts") or []) > 1),
+        "input_tokens": sum(u.get("input_tokens", 0) for u in usage),
+        "output_tokens": sum(u.get("output_tokens", 0) for u in usage),
+        "cost_usd": sum(c for c in costs if c is not None) if any(c is not None for c in costs) else None,
+    }
+
+
+def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
+    """LiveMCP-101's failure modes over the failed episodes (stored diagnoses; rules for older records)."""
+    found = []
+    for r in records:
+        if r.status != "ok" or not is_failed(r.score):
+            continue
+        if r.failure is not None:
+            found.append(FailureClassification(r.failure.get("mode"), r.failure.get("source", "rules"),
+                                               r.failure.get("evidence") or []))
+        else:
+            assert r.score is not None
+            found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score))
+    return count_failure_modes(found)
 
 
 def write_summary(run_dir: Path, summary: dict[str, Any]) -> Path:
@@ -86,3 +123,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         f"output tokens/task {m['avg_output_tokens']:.0f} · collateral {_pct(m['collateral_rate'])}% · "
         f"errors {summary['n_errors']}"
     )
+    judge = summary.get("judge") or {}
+    if judge.get("n_verdicts"):
+        console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
+                      f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")

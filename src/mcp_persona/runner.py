@@ -9,12 +9,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import anyio
 
 from mcp_persona.agents import Agent
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment, ToolPool
+from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
+from mcp_persona.judges.failures import FailureJudge, diagnose, is_failed
+from mcp_persona.llm.base import ChatClient
 from mcp_persona.scoring import score_episode
 from mcp_persona.store import EpisodeRecord, RunStore
 from mcp_persona.tasks import Task
@@ -32,6 +36,8 @@ class RunConfig:
     context_distractors: int = 0
     skills: str = "none"
     trials: int = 1
+    judge: str = "rules"
+    judge_policy: Literal["complement", "replace"] = "complement"
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -45,7 +51,22 @@ def with_distractors(task: Task, n: int) -> Task:
     return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
 
 
-async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0) -> EpisodeRecord:
+@dataclass(frozen=True)
+class Judging:
+    """LLM judging of an episode: checkpoint verdicts merged into the rule scores, failures diagnosed."""
+
+    checkpoint: CheckpointJudge
+    failure: FailureJudge
+    policy: Literal["complement", "replace"] = "complement"
+
+    @classmethod
+    def with_client(cls, client: ChatClient, policy: Literal["complement", "replace"] = "complement") -> Judging:
+        return cls(CheckpointJudge(client), FailureJudge(client), policy)
+
+
+async def run_episode(
+    task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None
+) -> EpisodeRecord:
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
     if epoch:  # another trial: other generated ids, same start state
@@ -70,8 +91,24 @@ async def run_episode(task: Task, agent: Agent, *, tools: ToolPool = "selected",
                                  trajectory=trajectory, internal_errors=internal, error=trajectory.error)
         score = score_episode(task, trajectory, env.initial, env.final_states())
         diff = state_changes(env)
-    return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
-                         score=score.to_dict(), diff=diff, internal_errors=internal)
+    record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
+                           score=score.to_dict(), diff=diff, internal_errors=internal)
+    await judge_episode(task, record, judging)
+    return record
+
+
+async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    """Merge judge verdicts into the record's score (rules first) and diagnose a failed episode."""
+    assert record.score is not None
+    if judging is not None:
+        wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
+        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+            task, record.trajectory, state_changes=record.diff, indexes=wanted)
+        record.score = combine_scores(record.score, verdicts, policy=judging.policy)
+        record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
+    if is_failed(record.score):
+        judge = judging.failure if judging is not None else None
+        record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
 def state_changes(env: Environment) -> list[str]:
@@ -89,6 +126,7 @@ async def run_suite(
     concurrency: int = 1,
     context_distractors: int = 0,
     trials: int = 1,
+    judging: Judging | None = None,
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
     """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now."""
@@ -99,7 +137,8 @@ async def run_suite(
 
     async def one(task: Task, epoch: int) -> None:
         async with limiter:
-            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch)
+            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch,
+                                       judging=judging)
             store.write(record)
             if on_done is not None:
                 on_done(record)

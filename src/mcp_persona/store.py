@@ -43,6 +43,8 @@ class EpisodeRecord(BaseModel):
     trajectory: Trajectory
     score: dict[str, Any] | None = None
     diff: list[str] = Field(default_factory=list)  # every state change the episode caused, readable
+    verdicts: list[dict[str, Any]] = Field(default_factory=list)  # LLM judge verdicts: raw outputs + parsed
+    failure: dict[str, Any] | None = None  # failure mode of a failed episode (rules, then the judge)
     internal_errors: list[str] = Field(default_factory=list)
     error: str | None = None
 
@@ -80,7 +82,8 @@ class RunStore:
                 f"{self.path.parent} already holds a run ({n} episodes); pass --resume to finish it "
                 "or choose another --run-dir"
             )
-        keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills", "trials")
+        keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills", "trials", "judge",
+                "judge_policy")
         diff = [k for k in keys if stored.get(k) != config.get(k)]
         if diff:
             detail = ", ".join(f"{k}: stored {stored.get(k)!r} vs now {config.get(k)!r}" for k in diff)

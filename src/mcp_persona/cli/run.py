@@ -21,6 +21,11 @@ class AgentKind(StrEnum):
     model = "model"
 
 
+class JudgePolicy(StrEnum):
+    complement = "complement"
+    replace = "replace"
+
+
 class ToolsKind(StrEnum):
     selected = "selected"
     all = "all"
@@ -40,13 +45,23 @@ def run(
     context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
     skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
     trials: Annotated[int, typer.Option(min=1, max=32, help="repeated trials per task (pass@k, pass^k)")] = 1,
+    judge: Annotated[str, typer.Option(help="'rules' (deterministic, offline) or a judge model 'provider:model'")] = (
+        "rules"),
+    judge_policy: Annotated[JudgePolicy, typer.Option(
+        help="complement: the judge decides what rules cannot; replace: the judge scores every checkpoint")] = (
+        JudgePolicy.complement),
+    judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
+    judge_api_key_env: Annotated[str, typer.Option(help="environment variable with the judge's key")] = (
+        "OPENAI_API_KEY"),
+    allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
+    from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, make_client
     from mcp_persona.reports import build_summary, print_summary, write_summary
-    from mcp_persona.runner import RunConfig, pending, run_suite
+    from mcp_persona.runner import Judging, RunConfig, pending, run_suite
     from mcp_persona.store import RunStore, RunStoreError
 
     if agent is AgentKind.model and not model:
@@ -72,10 +87,20 @@ def run(
             raise fail(str(exc)) from exc
     else:
         runner_agent = ReferenceAgent() if agent is AgentKind.reference else NoopAgent()
+    judging = None
+    try:
+        spec = judge_spec(judge)
+        if spec is not None:
+            check_self_judge(runner_agent.model, spec, allow=allow_self_judge)
+            judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env)
+            check_self_judge(runner_agent.model, judge_client.name, allow=allow_self_judge)
+            judging = Judging.with_client(judge_client, judge_policy.value)
+    except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
+        raise fail(str(exc)) from exc
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
-                       trials=trials)
+                       trials=trials, judge=judge, judge_policy=judge_policy.value)
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -89,7 +114,7 @@ def run(
         todo = len(pending(tasks, store, trials))
         bar = progress.add_task("episodes", total=todo)
         anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                    context_distractors=context_distractors, trials=trials,
+                                    context_distractors=context_distractors, trials=trials, judging=judging,
                                     on_done=lambda _r: progress.advance(bar)))
     summary = build_summary(config, tasks, store.records())
     store.close()
