@@ -115,10 +115,13 @@ async def check_task(task: Task) -> list[str]:
     return problems
 
 
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
 def _id_like(value: str) -> bool:
     """A value an agent cannot invent: an id, an email, a phone number, a file path. Free text (with
     spaces), bare numbers (timestamps, sizes) and plain words (enum values) are not."""
-    if len(value) < 4 or value.isdigit() or "\n" in value:
+    if len(value) < 4 or value.isdigit() or "\n" in value or _DATETIME.fullmatch(value.strip()):
         return False
     if re.search(r"\.[A-Za-z0-9]{1,5}$", value) and len(value) < 200:  # a file name or path, spaces or not
         return True
@@ -156,8 +159,8 @@ def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str
 
     for si, call in flat:
         for value in _leaves(call.arguments):
-            # a path may be composed from a listed folder and a listed file name
-            parts = [p for p in value.split("/") if p] if "/" in value else [value]
+            # a path may be composed from a listed folder and a listed file name; a list from listed ids
+            parts = [p.strip() for p in re.split(r"[/,]", value) if p.strip()]
             if _id_like(value) and not known(value, si) and not all(known(p, si) for p in parts):
                 problems.append(f"gold step {si} {call.qualified}: argument {value!r} is not given to the agent "
                                 "nor returned by an earlier step")
