@@ -121,7 +121,9 @@ _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+
 def _id_like(value: str) -> bool:
     """A value an agent cannot invent: an id, an email, a phone number, a file path. Free text (with
     spaces), bare numbers (timestamps, sizes) and plain words (enum values) are not."""
-    if len(value) < 4 or value.isdigit() or "\n" in value or _DATETIME.fullmatch(value.strip()):
+    if value.lstrip("-").isdigit():
+        return len(value.lstrip("-")) >= 15  # snowflakes and long numeric ids; not timestamps or counts
+    if len(value) < 4 or "\n" in value or _DATETIME.fullmatch(value.strip()):
         return False
     if re.search(r"\.[A-Za-z0-9]{1,5}$", value) and len(value) < 200:  # a file name or path, spaces or not
         return True
@@ -136,6 +138,8 @@ def _leaves(value: Any) -> list[str]:
         return [] if set(value) == {"$ref"} else [x for v in value.values() for x in _leaves(v)]
     if isinstance(value, list):
         return [x for v in value for x in _leaves(v)]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [str(value)]
     return [value] if isinstance(value, str) else []
 
 
