@@ -263,3 +263,12 @@ def test_trials_run_each_task_k_times_and_resume_per_trial(tmp_path: Path) -> No
     assert s["pass_k"]["pass^3"] == 1.0 and s["pass_k"]["avg@3"] == 1.0
     rows = sqlite3.connect(tmp_path / "t" / "run.sqlite").execute("SELECT task_id, epoch FROM episodes").fetchall()
     assert sorted(e for _, e in rows) == [0, 0, 1, 1, 2, 2]
+
+
+def test_tasks_filter_selects_by_glob(tmp_path: Path) -> None:
+    code, out = invoke("run", "--agent", "noop", "--tasks", "lark_00[12],obsidian_005", "--run-dir", str(tmp_path / "f"))
+    assert code == 0, out
+    assert sorted(e["task_id"] for e in summary_of(tmp_path / "f")["episodes"]) == ["lark_001", "lark_002",
+                                                                                      "obsidian_005"]
+    code, out = invoke("run", "--agent", "noop", "--tasks", "nothing_*", "--run-dir", str(tmp_path / "g"))
+    assert code == 2 and "matches no task" in out

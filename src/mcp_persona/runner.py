@@ -127,6 +127,7 @@ async def run_suite(
     context_distractors: int = 0,
     trials: int = 1,
     judging: Judging | None = None,
+    on_start: Callable[[Task, int], None] | None = None,
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
     """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now."""
@@ -137,6 +138,8 @@ async def run_suite(
 
     async def one(task: Task, epoch: int) -> None:
         async with limiter:
+            if on_start is not None:
+                on_start(task, epoch)
             record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch,
                                        judging=judging)
             store.write(record)

@@ -41,6 +41,7 @@ class ModelCallEvent(BaseModel):
     tool_calls: list[RequestedCall] = Field(default_factory=list)
     finish_reason: str | None = None
     error: str | None = None
+    cost_usd: float | None = None  # from the pricing table; None when the model's price is unknown
 
 
 class ToolCallEvent(BaseModel):
@@ -85,6 +86,12 @@ class Trajectory(BaseModel):
         for e in self.model_calls:
             total = total + e.usage
         return total
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Total model cost; None as soon as one call's price is unknown (never a partial sum passed as whole)."""
+        costs = [e.cost_usd for e in self.model_calls]
+        return None if not costs or any(c is None for c in costs) else sum(c for c in costs if c is not None)
 
     @property
     def rounds(self) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from datetime import datetime
 from enum import StrEnum
@@ -10,9 +11,10 @@ from typing import Annotated
 
 import anyio
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from mcp_persona.cli.common import console, err, fail, load_suite
+from mcp_persona.store import EpisodeRecord
 
 
 class AgentKind(StrEnum):
@@ -38,6 +40,8 @@ def run(
     api_key_env: Annotated[str, typer.Option(help="environment variable holding the API key")] = "OPENAI_API_KEY",
     tools: Annotated[ToolsKind, typer.Option(help="the task's servers, or every server")] = ToolsKind.selected,
     max_rounds: Annotated[int, typer.Option(min=1, max=200)] = 20,
+    only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
+        None),
     limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
     concurrency: Annotated[int, typer.Option(min=1, max=64)] = 1,
     run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
@@ -71,6 +75,11 @@ def run(
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
     tasks = load_suite(suite)
+    if only is not None:
+        patterns = [p.strip() for p in only.split(",") if p.strip()]
+        tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
+        if not tasks:
+            raise fail(f"--tasks {only!r} matches no task of {suite!r}")
     if limit is not None:
         tasks = tasks[:limit]
     try:
@@ -109,18 +118,46 @@ def run(
         store.begin(config.to_dict(), resume=resume)
     except RunStoreError as exc:
         raise fail(str(exc)) from exc
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
-        todo = len(pending(tasks, store, trials))
-        bar = progress.add_task("episodes", total=todo)
+    with Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=err, transient=True) as progress:
+        status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))))
         anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
                                     context_distractors=context_distractors, trials=trials, judging=judging,
-                                    on_done=lambda _r: progress.advance(bar)))
+                                    on_start=status.started, on_done=status.finished))
     summary = build_summary(config, tasks, store.records())
     store.close()
     path = write_summary(run_dir, summary)
     print_summary(summary, console)
     console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
+
+
+class LiveStatus:
+    """The status line under the progress bar: episodes running and failed, tokens and cost so far."""
+
+    def __init__(self, progress: Progress, bar: TaskID) -> None:
+        self.progress, self.bar = progress, bar
+        self.running = self.failed = self.tokens_in = self.tokens_out = 0
+        self.cost: float | None = 0.0
+
+    def started(self, _task: object, _epoch: int) -> None:
+        self.running += 1
+        self._show()
+
+    def finished(self, record: EpisodeRecord) -> None:
+        self.running -= 1
+        self.failed += record.status == "error"
+        usage, cost = record.trajectory.usage, record.trajectory.cost_usd
+        self.tokens_in += usage.input_tokens
+        self.tokens_out += usage.output_tokens
+        if record.trajectory.model_calls:
+            self.cost = None if self.cost is None or cost is None else self.cost + cost
+        self.progress.advance(self.bar)
+        self._show()
+
+    def _show(self) -> None:
+        cost = "cost n/a" if self.cost is None else f"${self.cost:.4f}"
+        self.progress.update(self.bar, description=(
+            f"running {self.running} · failed {self.failed} · tokens {self.tokens_in:,}/{self.tokens_out:,} · {cost}"))
 
 
 def register(app: typer.Typer) -> None:
