@@ -11,6 +11,7 @@ Acc = Exec-Acc = 1 with no collateral damage.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -148,8 +149,12 @@ def _squash(text: str) -> str:
 
 
 def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str]:
-    """Gold arguments that are neither given to the agent (instruction, context, clock) nor produced by a
-    call of an earlier step: a task with one is unsolvable without guessing."""
+    """Gold arguments that name something in the user's apps (the value occurs in a start state) yet are
+    neither given to the agent (instruction, context, clock) nor produced by a call of an earlier step: a
+    task with one is unsolvable without guessing. A value found nowhere in the start states is a new name
+    the agent picks (a new note's path), not a lookup."""
+    start = _squash(json.dumps([get_app(s.server).load_context(s.context_id) for s in task.servers],
+                               ensure_ascii=False))
     given = _squash("\n".join([task.instruction, *task.necessary_context.keys(), *task.necessary_context.values(),
                                 task.clock.describe(), task.clock.timezone]))
     problems: list[str] = []
@@ -165,7 +170,9 @@ def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str
         for value in _leaves(call.arguments):
             # a path may be composed from a listed folder and a listed file name; a list from listed ids
             parts = [p.strip() for p in re.split(r"[/,]", value) if p.strip()]
-            if _id_like(value) and not known(value, si) and not all(known(p, si) for p in parts):
+            needle = "".join(normalize(value).split())
+            if (_id_like(value) and needle in start and not known(value, si)
+                    and not all(known(p, si) for p in parts)):
                 problems.append(f"gold step {si} {call.qualified}: argument {value!r} is not given to the agent "
                                 "nor returned by an earlier step")
     return problems
