@@ -266,7 +266,8 @@ def test_trials_run_each_task_k_times_and_resume_per_trial(tmp_path: Path) -> No
 
 
 def test_tasks_filter_selects_by_glob(tmp_path: Path) -> None:
-    code, out = invoke("run", "--agent", "noop", "--tasks", "lark_00[12],obsidian_005", "--run-dir", str(tmp_path / "f"))
+    code, out = invoke("run", "--agent", "noop", "--tasks", "lark_00[12],obsidian_005",
+                       "--run-dir", str(tmp_path / "f"))
     assert code == 0, out
     assert sorted(e["task_id"] for e in summary_of(tmp_path / "f")["episodes"]) == ["lark_001", "lark_002",
                                                                                       "obsidian_005"]

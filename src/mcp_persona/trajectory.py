@@ -41,6 +41,11 @@ class ModelCallEvent(BaseModel):
     tool_calls: list[RequestedCall] = Field(default_factory=list)
     finish_reason: str | None = None
     error: str | None = None
+    error_category: str | None = None  # rate_limit, server_error, timeout, connection, auth, ...
+    attempts: int = 1
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
     cost_usd: float | None = None  # from the pricing table; None when the model's price is unknown
 
 
@@ -70,6 +75,7 @@ class Trajectory(BaseModel):
     final_answer: str = ""
     stop_reason: StopReason | None = None
     error: str | None = None
+    error_category: str | None = None
     elapsed_s: float = 0.0
 
     @property

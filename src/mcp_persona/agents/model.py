@@ -44,14 +44,21 @@ class ModelAgent:
             try:
                 resp = await self.client.complete(messages, tools)
             except ModelError as exc:
-                trajectory.events.append(ModelCallEvent(round=rnd, latency_s=time.perf_counter() - start,
-                                                        error=str(exc)))
+                category = getattr(exc, "category", None)
+                trajectory.events.append(ModelCallEvent(
+                    round=rnd, latency_s=time.perf_counter() - start, error=str(exc), error_category=category,
+                    attempts=getattr(exc, "attempts", 1)))
                 trajectory.stop_reason = "error"
                 trajectory.error = f"model call failed: {exc}"
+                trajectory.error_category = category
                 return
+            detail = resp.usage_detail
             trajectory.events.append(ModelCallEvent(
                 round=rnd, latency_s=time.perf_counter() - start, usage=resp.usage, content=resp.content,
-                tool_calls=resp.tool_calls, finish_reason=resp.finish_reason))
+                tool_calls=resp.tool_calls, finish_reason=resp.finish_reason, attempts=resp.attempts,
+                cost_usd=resp.cost_usd, cached_tokens=detail.cached_tokens if detail else 0,
+                cache_write_tokens=detail.cache_write_tokens if detail else 0,
+                reasoning_tokens=detail.reasoning_tokens if detail else 0))
             if not resp.tool_calls:
                 trajectory.final_answer = resp.content or ""
                 trajectory.stop_reason = "answered"

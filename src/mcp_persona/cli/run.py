@@ -35,9 +35,11 @@ class ToolsKind(StrEnum):
 def run(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
     agent: Annotated[AgentKind, typer.Option(help="reference replays gold; noop is the floor")] = AgentKind.reference,
-    model: Annotated[str | None, typer.Option(help="'local' or 'openai:NAME' (needed by --agent model)")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="'local', 'openai:NAME' or 'anthropic:NAME' (needed by --agent model)")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str, typer.Option(help="environment variable holding the API key")] = "OPENAI_API_KEY",
+    api_key_env: Annotated[str | None, typer.Option(
+        help="environment variable with the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")] = None,
     tools: Annotated[ToolsKind, typer.Option(help="the task's servers, or every server")] = ToolsKind.selected,
     max_rounds: Annotated[int, typer.Option(min=1, max=200)] = 20,
     only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
@@ -55,8 +57,7 @@ def run(
         help="complement: the judge decides what rules cannot; replace: the judge scores every checkpoint")] = (
         JudgePolicy.complement),
     judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
-    judge_api_key_env: Annotated[str, typer.Option(help="environment variable with the judge's key")] = (
-        "OPENAI_API_KEY"),
+    judge_api_key_env: Annotated[str | None, typer.Option(help="environment variable with the judge's key")] = None,
     allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""

@@ -19,13 +19,15 @@ import importlib.util
 import json
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from mcp_persona.llm.base import ChatResponse, ModelError
-from mcp_persona.trajectory import RequestedCall, Usage
+from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
+from mcp_persona.llm.pricing import cost_usd
+from mcp_persona.trajectory import RequestedCall
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
@@ -83,6 +85,7 @@ class LocalChatClient:
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
         prompt_messages = render_messages(messages, tools)
+        start = time.perf_counter()
         with LocalChatClient._lock:
             llama = self._model()
             llama.set_seed(self.seed)  # same prompt, same answer: runs are reproducible
@@ -90,15 +93,21 @@ class LocalChatClient:
                 resp = llama.create_chat_completion(messages=prompt_messages, temperature=0.0,
                                                     max_tokens=self.max_tokens)
             except ValueError as exc:  # e.g. the prompt no longer fits the context window
-                raise ModelError(f"llama.cpp: {exc}") from exc
+                raise ModelError(f"llama.cpp: {exc}", category="bad_request") from exc
+        latency = time.perf_counter() - start
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""
         content, calls = parse_tool_calls(text)
         usage = resp.get("usage") or {}
+        detail = UsageDetail(prompt_tokens=usage.get("prompt_tokens", 0),
+                             completion_tokens=usage.get("completion_tokens", 0))
         return ChatResponse(
             content=content,
             tool_calls=calls,
-            usage=Usage(input_tokens=usage.get("prompt_tokens", 0), output_tokens=usage.get("completion_tokens", 0)),
+            usage=detail.to_usage(),
+            usage_detail=detail,
+            latency_s=latency,
+            cost_usd=cost_usd(self.name, detail),
             finish_reason="tool_calls" if calls else choice.get("finish_reason"),
         )
 

@@ -1,15 +1,38 @@
-"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp's server, ...)."""
+"""Any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp's server, ...).
+
+The SDK's own retries are off; ``mcp_persona.llm.retry`` decides. Tool-call arguments
+pass through exactly as the endpoint sent them, malformed or not: the agent records a
+call whose arguments do not parse, it never guesses them.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import re
+import time
 from typing import Any
 
-from mcp_persona.llm.base import ChatResponse, ModelError
-from mcp_persona.trajectory import RequestedCall, Usage
+from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
+from mcp_persona.llm.pricing import cost_usd
+from mcp_persona.llm.retry import (
+    DEFAULT_CONCURRENCY,
+    PerLoop,
+    RetryPolicy,
+    classify_sdk_error,
+    endpoint_key,
+    limiter_for,
+)
+from mcp_persona.trajectory import RequestedCall
+
+# OpenAI's reasoning models take max_completion_tokens and only their default temperature.
+_REASONING = re.compile(r"^(o\d|gpt-5)")
 
 
 class OpenAIChatClient:
+    provider = "openai"
+
     def __init__(
         self,
         model: str,
@@ -18,43 +41,119 @@ class OpenAIChatClient:
         api_key_env: str = "OPENAI_API_KEY",
         temperature: float = 0.0,
         max_tokens: int = 4096,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         import openai  # imported here: the offline path never needs it
 
         key = os.environ.get(api_key_env)
         if not key and base_url is None:
-            raise ModelError(f"no API key: set {api_key_env} (or pass --base-url for a local endpoint)")
-        self._client = openai.AsyncOpenAI(api_key=key or "unused", base_url=base_url, timeout=timeout_s,
-                                          max_retries=2)
+            raise ModelError(f"no API key: set {api_key_env} (or pass --base-url for a local endpoint)",
+                             category="auth")
+        self.retry = retry or RetryPolicy()
+        if timeout_s is not None:
+            self.retry = dataclasses.replace(self.retry, timeout_s=timeout_s)
+        # One SDK client per event loop (its connection pool is bound to the loop). Its timeout is a
+        # backstop a little past ours, so a timeout reads the same from every client.
+        self._clients = PerLoop(lambda: openai.AsyncOpenAI(api_key=key or "unused", base_url=base_url,
+                                                           timeout=self.retry.timeout_s + 5.0, max_retries=0))
         self._openai = openai
         self.model = model
+        self.base_url = base_url
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.max_concurrency = max_concurrency
+        self._official = base_url is None or "api.openai.com" in base_url
 
     @property
     def name(self) -> str:
         return f"openai:{self.model}"
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature,
-                                  "max_tokens": self.max_tokens}
+    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+        reasoning = self._official and _REASONING.match(self.model) is not None
+        if not reasoning:
+            kwargs["temperature"] = self.temperature
+        kwargs["max_completion_tokens" if self._official else "max_tokens"] = self.max_tokens
         if tools:
             kwargs["tools"] = tools
-        try:
-            resp = await self._client.chat.completions.create(**kwargs)
-        except self._openai.OpenAIError as exc:
-            raise ModelError(f"{type(exc).__name__}: {exc}") from exc
-        if not resp.choices:
-            raise ModelError("the endpoint returned no choices")
-        choice = resp.choices[0]
-        calls = [
-            RequestedCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
-            for c in (choice.message.tool_calls or [])
-            if getattr(c, "function", None) is not None
-        ]
-        usage = Usage()
-        if resp.usage is not None:
-            usage = Usage(input_tokens=resp.usage.prompt_tokens or 0, output_tokens=resp.usage.completion_tokens or 0)
-        return ChatResponse(content=choice.message.content, tool_calls=calls, usage=usage,
-                            finish_reason=choice.finish_reason)
+        return kwargs
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+        kwargs = self.request(messages, tools)
+
+        async def attempt() -> ChatResponse:
+            start = time.perf_counter()
+            raw = await self._clients.get().chat.completions.create(**kwargs)
+            resp = parse_chat_completion(raw)
+            resp.latency_s = time.perf_counter() - start
+            return resp
+
+        limiter = limiter_for(endpoint_key(self.provider, self.base_url), self.max_concurrency)
+        resp, attempts = await self.retry.call(attempt, classify=lambda e: classify_sdk_error(e, self._openai),
+                                               limiter=limiter, label=self.name)
+        resp.attempts = attempts
+        if resp.usage_detail is not None:
+            resp.cost_usd = cost_usd(self.name, resp.usage_detail)
+            if resp.cost_usd is None and resp.model and resp.model != self.model:
+                resp.cost_usd = cost_usd(f"{self.provider}:{resp.model}", resp.usage_detail)
+        return resp
+
+
+def _as_dict(obj: Any) -> Any:
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump()
+    return obj
+
+
+def openai_usage(usage: Any) -> UsageDetail | None:
+    """An OpenAI ``usage`` object (or dict) as UsageDetail; None if the endpoint sent none."""
+    u = _as_dict(usage)
+    if not isinstance(u, dict):
+        return None
+    prompt_details = u.get("prompt_tokens_details") or {}
+    completion_details = u.get("completion_tokens_details") or {}
+    return UsageDetail(
+        prompt_tokens=u.get("prompt_tokens") or 0,
+        completion_tokens=u.get("completion_tokens") or 0,
+        cached_tokens=(prompt_details.get("cached_tokens") or 0) if isinstance(prompt_details, dict) else 0,
+        reasoning_tokens=(completion_details.get("reasoning_tokens") or 0)
+        if isinstance(completion_details, dict) else 0,
+    )
+
+
+def parse_chat_completion(raw: Any) -> ChatResponse:
+    """A chat-completions answer (SDK object or dict) as a ChatResponse; ModelError(malformed_response) if unusable."""
+    data = _as_dict(raw)
+    if not isinstance(data, dict):
+        raise ModelError(f"the endpoint answered {type(raw).__name__}, not a chat completion",
+                         category="malformed_response")
+    choices = data.get("choices")
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise ModelError("the endpoint returned no choices", category="malformed_response")
+    choice = choices[0]
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise ModelError("the endpoint's choice has no message", category="malformed_response")
+    calls: list[RequestedCall] = []
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        fn = tc.get("function") if isinstance(tc, dict) else None
+        if not isinstance(fn, dict):
+            continue  # not a function call (e.g. a custom tool type): nothing the agent could run
+        args = fn.get("arguments")
+        if args is None:
+            args = ""
+        elif not isinstance(args, str):  # some servers send an object: keep it, as JSON text
+            args = json.dumps(args, ensure_ascii=False)
+        calls.append(RequestedCall(id=tc.get("id") or f"call_{i}", name=fn.get("name") or "", arguments=args))
+    detail = openai_usage(data.get("usage"))
+    content = message.get("content")
+    return ChatResponse(
+        content=content if isinstance(content, str) else None,
+        tool_calls=calls,
+        usage=detail.to_usage() if detail else ChatResponse().usage,
+        usage_detail=detail,
+        finish_reason=choice.get("finish_reason"),
+        model=data.get("model") if isinstance(data.get("model"), str) else None,
+    )
