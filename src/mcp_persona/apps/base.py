@@ -158,6 +158,10 @@ class App:
     def tool_names(self) -> list[str]:
         return list(self._specs)
 
+    def mutates(self, tool: str) -> bool:
+        """Whether ``tool`` may change the state (declared at registration)."""
+        return self._specs[tool].mutates
+
     @cached_property
     def hierarchy(self) -> Hierarchy:
         with resources.as_file(_data_dir() / "hierarchies" / f"{self.name}.json") as p:
