@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mcp_persona.judges.parse import JudgeAttempt, JudgeVerdict, VerdictParseError, corrective_message, parse_verdict
+from mcp_persona.judges.render import Budgets
 from mcp_persona.judges.schemas import shape_of
 from mcp_persona.llm.base import ChatClient, ChatResponse, ModelError
 from mcp_persona.trajectory import Usage
@@ -90,4 +91,19 @@ def system_message(text: str, schema: type[BaseModel]) -> dict[str, str]:
     return {"role": "system", "content": text.strip() + "\n\n" + JSON_ONLY.format(shape=shape_of(schema))}
 
 
-__all__ = ["MAX_ATTEMPTS", "ask_judge", "system_message"]
+class ModelJudge:
+    """What every LLM judge holds: its client, the prompt budgets and how often a malformed answer is retried."""
+
+    kind = "judge"
+
+    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
+        self.client = client
+        self.budgets = budgets or Budgets()
+        self.max_attempts = max_attempts
+
+    @property
+    def model(self) -> str:
+        return self.client.name
+
+
+__all__ = ["MAX_ATTEMPTS", "ModelJudge", "ask_judge", "system_message"]

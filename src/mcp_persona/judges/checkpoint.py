@@ -15,7 +15,7 @@ from typing import Any, Literal
 import anyio
 from pydantic import BaseModel
 
-from mcp_persona.judges.base import MAX_ATTEMPTS, ask_judge, system_message
+from mcp_persona.judges.base import MAX_ATTEMPTS, ModelJudge, ask_judge, system_message
 from mcp_persona.judges.parse import JudgeVerdict
 from mcp_persona.judges.render import (
     Budgets,
@@ -113,7 +113,7 @@ def relevance(cp: Checkpoint) -> Callable[[ToolCallEvent], bool] | None:
     return relevant
 
 
-class CheckpointJudge:
+class CheckpointJudge(ModelJudge):
     """MCP-Persona checkpoint judge. ``judge`` one checkpoint, or ``judge_task`` several concurrently."""
 
     kind = "checkpoint"
@@ -128,14 +128,8 @@ class CheckpointJudge:
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
+        super().__init__(client, budgets=budgets, max_attempts=max_attempts)
         self.concurrency = concurrency
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(
         self, task: Task, trajectory: Trajectory, index: int, *, state_changes: Sequence[str] | None = None

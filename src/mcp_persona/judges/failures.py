@@ -40,11 +40,10 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 from pydantic import BaseModel
 
-from mcp_persona.judges.base import MAX_ATTEMPTS, ask_judge, system_message
+from mcp_persona.judges.base import ModelJudge, ask_judge, system_message
 from mcp_persona.judges.parse import JudgeVerdict
-from mcp_persona.judges.render import Budgets, budget_note, clip, render_request, render_tool_calls, section
+from mcp_persona.judges.render import budget_note, clip, render_request, render_tool_calls, section
 from mcp_persona.judges.schemas import FAILURE_MODES, FailureMode, FailureVerdict
-from mcp_persona.llm.base import ChatClient
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
@@ -250,19 +249,10 @@ explains the failure (the earliest root cause, if there are several):
 Base the diagnosis on the events shown; quote the call numbers or answer text that show it."""
 
 
-class FailureJudge:
+class FailureJudge(ModelJudge):
     """Task + trajectory + rule-based checkpoint scores → one of the seven failure modes."""
 
     kind = "failure_mode"
-
-    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(self, task: Task, trajectory: Trajectory, score: Mapping[str, Any]) -> list[dict[str, Any]]:
         b = self.budgets

@@ -15,10 +15,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcp_persona.judges.base import MAX_ATTEMPTS, ask_judge, system_message
+from mcp_persona.judges.base import ModelJudge, ask_judge, system_message
 from mcp_persona.judges.parse import JudgeVerdict
 from mcp_persona.judges.render import (
-    Budgets,
     budget_note,
     clip,
     render_list,
@@ -27,7 +26,6 @@ from mcp_persona.judges.render import (
     section,
 )
 from mcp_persona.judges.schemas import KeyPointList, KeyPointVerdict
-from mcp_persona.llm.base import ChatClient
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
@@ -92,19 +90,10 @@ def _points(verdict: BaseModel) -> list[str]:
     return verdict.key_points
 
 
-class KeyPointJudge:
+class KeyPointJudge(ModelJudge):
     """Task + key points + final answer + tool-call history + tool descriptions → success / failure."""
 
     kind = "keypoint"
-
-    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(
         self,
@@ -151,19 +140,10 @@ class KeyPointJudge:
         )
 
 
-class KeyPointExtractor:
+class KeyPointExtractor(ModelJudge):
     """Key points from a task description, for tasks without annotated ones. ``label`` is the list."""
 
     kind = "keypoint_extract"
-
-    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(self, task: Task) -> list[dict[str, Any]]:
         b = self.budgets

@@ -11,10 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mcp_persona.judges.base import MAX_ATTEMPTS, ask_judge, system_message
+from mcp_persona.judges.base import ModelJudge, ask_judge, system_message
 from mcp_persona.judges.parse import JudgeVerdict
 from mcp_persona.judges.render import (
-    Budgets,
     budget_note,
     clip,
     render_gold_plan,
@@ -23,7 +22,6 @@ from mcp_persona.judges.render import (
     section,
 )
 from mcp_persona.judges.schemas import LikertVerdict, likert_to_score
-from mcp_persona.llm.base import ChatClient
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
@@ -81,19 +79,10 @@ def _mapped(verdict: BaseModel) -> float:
     return likert_to_score(_likert(verdict))
 
 
-class LikertResultJudge:
+class LikertResultJudge(ModelJudge):
     """Query + the reference execution's final answer + the agent's final answer → 1–5."""
 
     kind = "likert_result"
-
-    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(self, task: Task, trajectory: Trajectory, *, reference_answer: str | None = None
                  ) -> list[dict[str, Any]]:
@@ -120,19 +109,10 @@ class LikertResultJudge:
         )
 
 
-class LikertTrajectoryJudge:
+class LikertTrajectoryJudge(ModelJudge):
     """Query + the reference plan (gold steps) + the agent's trajectory → 1–5."""
 
     kind = "likert_trajectory"
-
-    def __init__(self, client: ChatClient, *, budgets: Budgets | None = None, max_attempts: int = MAX_ATTEMPTS):
-        self.client = client
-        self.budgets = budgets or Budgets()
-        self.max_attempts = max_attempts
-
-    @property
-    def model(self) -> str:
-        return self.client.name
 
     def messages(self, task: Task, trajectory: Trajectory) -> list[dict[str, Any]]:
         if not task.gold:
