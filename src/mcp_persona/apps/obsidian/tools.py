@@ -550,7 +550,7 @@ def _loose_eq(a: Any, b: Any) -> bool:
     if {type(a), type(b)} in ({int, str}, {float, str}):
         try:
             return float(a) == float(b)
-        except ValueError:
+        except (ValueError, OverflowError):  # a non-numeric string, or an int beyond float range
             return False
     return bool(a == b)
 
@@ -574,20 +574,21 @@ def _in(needle: Any, haystack: Any) -> bool:
 
 
 _OPS: dict[str, Callable[..., Any]] = {
-    "==": lambda a=None, b=None: _loose_eq(a, b),
-    "!=": lambda a=None, b=None: not _loose_eq(a, b),
-    "===": lambda a=None, b=None: a == b and type(a) is type(b),
-    "!==": lambda a=None, b=None: not (a == b and type(a) is type(b)),
+    # binary operators ignore extra arguments, as json-logic-js does
+    "==": lambda a=None, b=None, *_: _loose_eq(a, b),
+    "!=": lambda a=None, b=None, *_: not _loose_eq(a, b),
+    "===": lambda a=None, b=None, *_: a == b and type(a) is type(b),
+    "!==": lambda a=None, b=None, *_: not (a == b and type(a) is type(b)),
     "!": lambda a=None, *_: not _truthy(a),
     "!!": lambda a=None, *_: _truthy(a),
     "<": _compare(lambda a, b: a < b),
     "<=": _compare(lambda a, b: a <= b),
     ">": _compare(lambda a, b: a > b),
     ">=": _compare(lambda a, b: a >= b),
-    "in": lambda a=None, b=None: _in(a, b),
+    "in": lambda a=None, b=None, *_: _in(a, b),
     "cat": lambda *args: "".join("" if a is None else str(a) for a in args),
-    "glob": lambda p=None, v=None: _glob(p, v),
-    "regexp": lambda p=None, v=None: _regexp(p, v),
+    "glob": lambda p=None, v=None, *_: _glob(p, v),
+    "regexp": lambda p=None, v=None, *_: _regexp(p, v),
 }
 
 
