@@ -273,3 +273,22 @@ def test_tasks_filter_selects_by_glob(tmp_path: Path) -> None:
                                                                                       "obsidian_005"]
     code, out = invoke("run", "--agent", "noop", "--tasks", "nothing_*", "--run-dir", str(tmp_path / "g"))
     assert code == 2 and "matches no task" in out
+
+
+def test_agree_reports_kappa_against_human_labels(tmp_path: Path) -> None:
+    run_dir = tmp_path / "n"
+    assert invoke("run", "--agent", "noop", "--tasks", "lark_001,lark_002", "--run-dir", str(run_dir))[0] == 0
+    # noop scores: lark_001 checkpoints 0,1,2 -> 0,0,0; lark_002 checkpoint 0 -> 0. Humans agree on 3 of 4.
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,label\nlark_001#0,0\nlark_001#1,0\nlark_001#2,1\nlark_002#0,0\n")
+    code, out = invoke("agree", str(run_dir), "--labels", str(labels), "--json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert report["overall"]["n"] == 4 and report["overall"]["agreement"] == 0.75
+    # the scorer gave one label only: expected agreement = 1 * 3/4, so kappa = (0.75 - 0.75) / (1 - 0.75) = 0
+    assert report["overall"]["kappa"] == 0.0
+    assert set(report["by_category"]) == {"collaboration"}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("id\nx\n")
+    code, out = invoke("agree", str(run_dir), "--labels", str(bad))
+    assert code == 2
