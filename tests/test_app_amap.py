@@ -2,47 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import _geo, get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
 
 APP = get_app("amap")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 OFFICE = "121.473350,31.208680"  # Orbit Lab, Bridge 8, Jianguo Road
 FUXING_PARK = "121.469150,31.216650"
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    async with Client(APP.server(env)) as client:
-        r = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return r.is_error, json.loads(r.content[0].text)
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    before = env.tree.hash()
-    err, body = await call(env, tool, args)
-    assert not err, body
-    assert (body["status"], body["info"], body["infocode"]) == ("1", "OK", "10000")
-    assert env.tree.hash() == before  # read-only
-    return body
+H = AppHarness(APP, read_only=True, envelope={"status": "1", "info": "OK", "infocode": "10000"})
+call, ok = H.call_json, H.ok_json
+env = H.env_fixture()
 
 
 def test_registry_and_context() -> None:

@@ -3,56 +3,25 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.arxiv.tools import parse_query
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 
 APP = get_app("arxiv")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
+H = AppHarness(APP, read_only=True)
+rejected = H.rejected
+env = H.env_fixture()
 
 
 async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert not result.is_error, text
-    assert env.tree.hash() == before
+    text = await H.ok(env, tool, args)
     assert text.startswith('{\n  "')  # 2-space indented JSON, as the real server prints it
     return json.loads(text)
-
-
-async def rejected(env: AppEnv, tool: str, args: dict[str, Any], message: str) -> str:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert result.is_error, text
-    assert message in text, text
-    assert env.tree.hash() == before
-    return text
 
 
 def ids(out: dict[str, Any]) -> list[str]:

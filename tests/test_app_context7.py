@@ -3,55 +3,20 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Any
 
 import pytest
 from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps._corpus import estimate_tokens
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 
 APP = get_app("context7")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
+H = AppHarness(APP, read_only=True)
+ok, rejected = H.ok, H.rejected
 RULE = "\n\n" + "-" * 40 + "\n\n"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> str:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    assert not result.is_error, result.content[0].text
-    assert env.tree.hash() == before
-    return result.content[0].text
-
-
-async def rejected(env: AppEnv, tool: str, args: dict[str, Any], message: str) -> str:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert result.is_error, text
-    assert message in text, text
-    assert env.tree.hash() == before
-    return text
+env = H.env_fixture()
 
 
 def ids(text: str) -> list[str]:

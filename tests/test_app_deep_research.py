@@ -4,19 +4,17 @@ single ``deep-research`` tool, and the rejections of each."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from functools import partial
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import CLOCK, AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 from mcp_persona.context_tree import diff_states
 
 APP = get_app("deep_research")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 T0 = CLOCK.timestamp()
 QUESTION = "What are the health benefits of urban walking?"
 WALK_SOURCES = [
@@ -29,49 +27,14 @@ WALK_SOURCES = [
     "https://www.shanghaiwhatson.com/events/shanghai-half-marathon-2026",
 ]
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> str:
-    result = await call(env, tool, args)
-    assert not result.is_error, result.content[0].text
-    return result.content[0].text
-
-
-async def ok_json(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    return json.loads(await ok(env, tool, args))
-
-
-async def read_only(env: AppEnv, tool: str, args: dict[str, Any]) -> str:
-    before = env.tree.hash()
-    text = await ok(env, tool, args)
-    assert env.tree.hash() == before
-    return text
+H = AppHarness(APP)
+ok, ok_json = H.ok, H.ok_json
+read_only = partial(H.ok, read_only=True)
+env = H.env_fixture()
 
 
 async def rejected(env: AppEnv, tool: str, args: dict[str, Any], message: str) -> dict[str, Any]:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert result.is_error, text
-    assert message in text, text
-    assert env.tree.hash() == before
-    return json.loads(text)
+    return json.loads(await H.rejected(env, tool, args, message))
 
 
 async def started(env: AppEnv, question: str = QUESTION, **extra: Any) -> str:

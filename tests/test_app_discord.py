@@ -11,19 +11,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import CLOCK, AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.apps.discord import snowflake
 from mcp_persona.apps.discord.tools import is_unicode_emoji
-from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 APP = get_app("discord")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW = CLOCK.timestamp()
 TOOLS = ["list_servers", "get_server_info", "list_members", "add_role", "remove_role", "create_text_channel",
          "delete_channel", "add_reaction", "add_multiple_reactions", "remove_reaction", "send_message",
@@ -37,28 +33,10 @@ UNKNOWN_EMOJI = "400 Bad Request (error code: 10014): Unknown Emoji"
 NO_SUCH = "1" * 18
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class DC:
+class DC(AppSession):
     """One episode of the Discord app and a connected client, with lookups by name."""
 
-    def __init__(self, context: str = "chen_yu") -> None:
-        self.env: AppEnv = APP.env(context, clock=CLOCK)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> DC:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
 
     @property
     def me(self) -> str:
@@ -82,26 +60,10 @@ class DC:
     def message(self, server: str, channel: str, fragment: str) -> dict[str, Any]:
         return next(m for m in self.channel(server, channel)["messages"].values() if fragment in m["content"])
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, str]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), r.content[0].text
-
-    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> str:
-        is_error, text = await self.raw(tool, args)
-        assert not is_error, text
-        assert self.env.internal_errors == []
-        return text
-
     async def fail(self, tool: str, args: dict[str, Any] | None, expected: str) -> None:
-        before = self.env.tree.hash()
-        is_error, text = await self.raw(tool, args)
-        assert is_error, text
+        """A rejected call whose text is exactly ``expected``, the state untouched."""
+        text = await self.rejected(tool, args)
         assert text == expected
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
-
-    def changes(self, before: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
-        return [(c.op, c.path, c.fields) for c in diff_states(APP.hierarchy, before, self.data)]
 
 
 COMMUNITY = "Orbit Lab Community"
@@ -249,7 +211,7 @@ async def test_add_and_remove_role() -> None:
         before = dc.env.tree.snapshot()
         text = await dc.ok("add_role", {"server_id": s["id"], "user_id": jt["id"], "role_id": creator["id"]})
         assert text == "Added role Creator to user jt_builds"
-        assert dc.changes(before) == [("modify", path, ("roles",))]
+        assert dc.diff(before) == [("modify", path, ("roles",))]
         assert dc.server(COMMUNITY)["members"][jt["id"]]["roles"] == [dc.role(COMMUNITY, "Beta Tester")["id"],
                                                                      creator["id"]]
         again = dc.env.tree.hash()  # adding a role the member has is a no-op, as in Discord
@@ -299,7 +261,7 @@ async def test_create_text_channel_in_a_category() -> None:
                                                    "category_id": cat["id"], "topic": "Spring trial, March 25"})
         assert text.startswith("Created text channel #spring-launch (ID: ") and text.endswith(")")
         cid = text.split("(ID: ")[1][:-1]
-        assert dc.changes(before) == [("create", f"servers[{s['id']}].channels[{cid}]", ())]
+        assert dc.diff(before) == [("create", f"servers[{s['id']}].channels[{cid}]", ())]
         siblings = [c["position"] for c in s["channels"].values() if c.get("parent_id") == cat["id"] and c["id"] != cid]
         assert dc.server(COMMUNITY)["channels"][cid] == {
             "id": cid, "name": "spring-launch", "type": "text", "position": max(siblings) + 1, "parent_id": cat["id"],
@@ -347,12 +309,12 @@ async def test_delete_channel_and_category() -> None:
         before = dc.env.tree.snapshot()
         assert await dc.ok("delete_channel", {"channel_id": show["id"], "reason": "merged into general"}) == \
             "Deleted channel successfully"
-        assert dc.changes(before) == [("delete", f"servers[{s['id']}].channels[{show['id']}]", ())]
+        assert dc.diff(before) == [("delete", f"servers[{s['id']}].channels[{show['id']}]", ())]
         support = dc.channel(COMMUNITY, "Support")
         help_ch = dc.channel(COMMUNITY, "help")
         before = dc.env.tree.snapshot()
         await dc.ok("delete_channel", {"channel_id": support["id"]})
-        assert sorted(dc.changes(before)) == sorted([
+        assert sorted(dc.diff(before)) == sorted([
             ("delete", f"servers[{s['id']}].channels[{support['id']}]", ()),
             ("modify", f"servers[{s['id']}].channels[{help_ch['id']}]", ("parent_id",))])
         assert "parent_id" not in dc.server(COMMUNITY)["channels"][help_ch["id"]]
@@ -385,14 +347,14 @@ async def test_add_reaction_unicode_and_custom() -> None:
         before = dc.env.tree.snapshot()
         args = {"channel_id": req["id"], "message_id": msg["id"]}
         assert await dc.ok("add_reaction", args | {"emoji": "👍"}) == "Added reaction 👍 to message"
-        assert dc.changes(before) == [("modify", f"{base}[👍]", ("user_ids",))]
+        assert dc.diff(before) == [("modify", f"{base}[👍]", ("user_ids",))]
         assert msg["reactions"]["👍"]["user_ids"] == [dc.user("meidraws")["id"], dc.me]
         heart = next(e for e in s["emojis"] if e["name"] == "orbit_heart")
         before = dc.env.tree.snapshot()
         assert await dc.ok("add_reaction", args | {"emoji": f"<:orbit_heart:{heart['id']}>"}) == \
             f"Added reaction <:orbit_heart:{heart['id']}> to message"
         key = f"orbit_heart:{heart['id']}"
-        assert dc.changes(before) == [("create", f"{base}[{key}]", ())]
+        assert dc.diff(before) == [("create", f"{base}[{key}]", ())]
         assert msg["reactions"][key] == {"emoji": key, "user_ids": [dc.me]}
         same = dc.env.tree.hash()
         await dc.ok("add_reaction", args | {"emoji": key})  # again, in the name:id form: no change
@@ -411,7 +373,7 @@ async def test_add_multiple_reactions_is_all_or_nothing() -> None:
         text = await dc.ok("add_multiple_reactions", args | {"emojis": ["🌸", "☕", "🔥"]})
         assert text == "Added reactions: 🌸, ☕, 🔥 to message"
         base = f"servers[{s['id']}].channels[{general['id']}].messages[{msg['id']}].reactions"
-        assert sorted(dc.changes(before)) == sorted(("create", f"{base}[{e}]", ()) for e in ("🌸", "☕", "🔥"))
+        assert sorted(dc.diff(before)) == sorted(("create", f"{base}[{e}]", ()) for e in ("🌸", "☕", "🔥"))
         await dc.fail("add_multiple_reactions", args | {"emojis": ["🎉", ":tada:"]}, UNKNOWN_EMOJI)
         await dc.fail("add_multiple_reactions", args | {"emojis": "🎉"},
                       "Input validation error: 'emojis': Input should be a valid list")
@@ -434,7 +396,7 @@ async def test_remove_reaction() -> None:
         before = dc.env.tree.snapshot()
         text = await dc.ok("remove_reaction", {"channel_id": show["id"], "message_id": msg["id"], "emoji": key})
         assert text == f"Removed reaction {key} from message"
-        assert dc.changes(before) == [("modify", path, ("user_ids",))]
+        assert dc.diff(before) == [("modify", path, ("user_ids",))]
         assert msg["reactions"][key]["user_ids"] == [dc.cast("Zhao Min")["id"]]
         general = dc.channel(COMMUNITY, "general")
         mine = dc.message(COMMUNITY, "general", "cherry blossom")
@@ -476,7 +438,7 @@ async def test_send_message_and_read_it_back() -> None:
         text = await dc.ok("send_message", {"channel_id": help_ch["id"], "content": content})
         assert text.startswith("Message sent successfully. Message ID: ")
         mid = text.rsplit(" ", 1)[1]
-        assert dc.changes(before) == [("create", f"servers[{s['id']}].channels[{help_ch['id']}].messages[{mid}]", ())]
+        assert dc.diff(before) == [("create", f"servers[{s['id']}].channels[{help_ch['id']}].messages[{mid}]", ())]
         assert dc.channel(COMMUNITY, "help")["messages"][mid] == {
             "id": mid, "author_id": dc.me, "content": content, "timestamp": snowflake.iso(mid)}
         sent_at = snowflake.created_at(mid)
@@ -563,7 +525,7 @@ async def test_moderate_message_with_timeout() -> None:
         text = await dc.ok("moderate_message", {"channel_id": general["id"], "message_id": spam["id"],
                                                 "reason": "scam link", "timeout_minutes": 1440})
         assert text == "Message deleted and user timed out for 1440 minutes."
-        assert sorted(dc.changes(before)) == sorted([
+        assert sorted(dc.diff(before)) == sorted([
             ("delete", f"servers[{s['id']}].channels[{general['id']}].messages[{spam['id']}]", ()),
             ("modify", f"servers[{s['id']}].members[{spammer}]", ("communication_disabled_until",))])
         until = datetime.fromtimestamp(NOW + 1, tz=UTC) + timedelta(days=1)
@@ -579,7 +541,7 @@ async def test_moderate_message_without_timeout() -> None:
         assert await dc.ok("moderate_message", {"channel_id": general["id"], "message_id": msg["id"],
                                                 "reason": "cleanup", "timeout_minutes": 0}) == \
             "Message deleted successfully."
-        assert dc.changes(before) == [("delete", f"servers[{s['id']}].channels[{general['id']}].messages[{msg['id']}]",
+        assert dc.diff(before) == [("delete", f"servers[{s['id']}].channels[{general['id']}].messages[{msg['id']}]",
                                        ())]
     async with DC() as dc:  # your own message needs no permission
         club = dc.channel(CREATORS, "general")

@@ -13,24 +13,17 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states, is_ignored
+from mcp_persona.context_tree import is_ignored
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("email163")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")  # a Tuesday
-NOW = 1773106200  # CLOCK as unix seconds
+NOW = 1773106200  # app_harness.CLOCK (Tuesday 2026-03-10, 09:30 in Shanghai) as unix seconds
 
 TOOLS = [
     "send_email", "get_recent_emails", "get_email_content", "search_emails", "mark_email_read", "delete_email",
@@ -60,57 +53,19 @@ DRAFT = "1276"  # 草稿箱, the highest UID
 SEP = "─" * 32
 
 
-class Box:
+class Box(AppSession):
     """One episode of the 163 app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Box:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
 
     def msg(self, uid: str) -> dict[str, Any]:
         return self.data["messages"][uid]
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, str]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), r.content[0].text
-
-    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> str:
-        is_error, text = await self.raw(tool, args)
-        assert not is_error, text
-        assert self.env.internal_errors == []
-        return text
-
     async def fail(self, tool: str, args: dict[str, Any] | None, fragment: str, *, prefix: str = "错误: ") -> str:
         """A rejected call: the error flag, the real server's prefix, ``fragment`` in the text, state untouched."""
-        before = self.env.tree.hash()
-        is_error, text = await self.raw(tool, args)
-        assert is_error, text
+        text = await self.rejected(tool, args)
         assert text.startswith(prefix), text
         assert fragment in text, text
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
-        return text
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[str, list[Any]]:
-        before = self.env.tree.snapshot()
-        text = await self.ok(tool, args)
-        return text, diff_states(APP.hierarchy, before, self.env.tree.data)
-
-    async def unchanged(self, tool: str, args: dict[str, Any] | None = None) -> str:
-        before = self.env.tree.hash()
-        text = await self.ok(tool, args)
-        assert self.env.tree.hash() == before
         return text
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.apps.filesystem import nodejs as js
@@ -26,21 +27,9 @@ ROOT = "/home/user/workspace"
 PREFIX = "MCP error -32602: Input validation error: Invalid arguments for tool "
 MARCH_10 = "Tue Mar 10 2026 01:30:00 GMT+0000 (Coordinated Universal Time)"  # 09:30 in Shanghai
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default")
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any], *, replica: bool = False) -> tuple[str, bool]:
-    async with Client(APP.server(env, replica=replica)) as c:  # type: ignore[call-arg]
-        r = await c.call_tool(tool, args)
-    return r.content[0].text if r.content else "", bool(r.is_error)
+H = AppHarness(APP, check_internal_errors=False)
+call = H.outcome  # (text, is_error); replica=True for the replica server
+env = H.env_fixture()
 
 
 def node(env: AppEnv, rel: str) -> dict[str, Any] | None:

@@ -7,30 +7,22 @@ Google API error object, the error flag and an unchanged state hash.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states, is_ignored
+from mcp_persona.context_tree import is_ignored
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("gmail")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")  # a Tuesday
-NOW = 1773106200  # CLOCK as unix seconds
+NOW = 1773106200  # app_harness.CLOCK (Tuesday 2026-03-10, 09:30 in Shanghai) as unix seconds
 
 TOOLS = [
     "send_email", "draft_email", "read_email", "get_thread", "search_emails", "modify_email", "batch_modify_emails",
@@ -58,62 +50,29 @@ TRASH = "19c0c5d4ab682ea3"
 MISSING = "19ffffffffffffff"
 
 
-class Mailbox:
+class Mailbox(AppSession):
     """One episode of the Gmail app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Mailbox:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
+    json_results = True
 
     def msg(self, mid: str) -> dict[str, Any]:
         return self.data["messages"][mid]
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, Any]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
-
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert "error" not in body
-        assert self.env.internal_errors == []
         return body
 
     async def fail(self, tool: str, args: dict[str, Any] | None, code: int, fragment: str) -> dict[str, Any]:
         """A rejected call: the error flag, a Google API error with ``code``, ``fragment`` in its message."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         err = body["error"]
         assert err["code"] == code, body
         status = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 409: "ALREADY_EXISTS"}[code]
         assert err["status"] == status and err["errors"][0]["domain"] == "global"
         assert fragment in err["message"], body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return err
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[Any, list[Any]]:
-        before = self.env.tree.snapshot()
-        body = await self.ok(tool, args)
-        return body, diff_states(APP.hierarchy, before, self.env.tree.data)
-
-    async def unchanged(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        before = self.env.tree.hash()
-        body = await self.ok(tool, args)
-        assert self.env.tree.hash() == before
-        return body
 
     async def search(self, query: str, **extra: Any) -> list[str]:
         body = await self.unchanged("search_emails", {"query": query, "maxResults": 500, **extra})

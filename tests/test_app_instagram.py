@@ -8,23 +8,19 @@ error object (message, type, code, error_subcode) and an unchanged state hash.
 from __future__ import annotations
 
 import base64
-import json
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import CLOCK, AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 APP = get_app("instagram")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW = CLOCK.timestamp()
 TOOLS = ["get_user_info", "get_user_media", "get_post_comments", "reply_to_comment", "list_all_conversations",
          "get_conversation", "list_all_messages", "send_text_message"]
@@ -44,28 +40,11 @@ def graph_time(ts: int) -> str:
     return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S+0000")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class IG:
+class IG(AppSession):
     """One episode of the Instagram app and a connected client, with lookups by name."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> IG:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
+    json_results = True
 
     @property
     def me(self) -> str:
@@ -87,34 +66,21 @@ class IG:
         uid = self.user(username)["id"]
         return next(c for c in self.data["conversations"].values() if uid in c["participant_ids"])
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, Any]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
-
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert "error" not in body
-        assert self.env.internal_errors == []
         return body
 
     async def fail(self, tool: str, args: dict[str, Any] | None, message: str, *, code: int = 100,
                    subcode: int | None = None, type_: str = "OAuthException") -> None:
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
-        error = body["error"]
+        """A rejected call with this Graph API error object, the state untouched."""
+        error = (await self.rejected(tool, args))["error"]
         assert error["message"] == message
         assert (error["type"], error["code"], error.get("error_subcode")) == (type_, code, subcode)
         assert re.fullmatch(r"A[A-Za-z0-9_-]{22}", error["fbtrace_id"])
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
 
     async def missing(self, tool: str, args: dict[str, Any] | None, object_id: str, verb: str = "get") -> None:
         await self.fail(tool, args, unsupported(object_id, verb), subcode=33, type_="GraphMethodException")
-
-    def changes(self, before: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
-        return [(c.op, c.path, c.fields) for c in diff_states(APP.hierarchy, before, self.data)]
 
 
 # -- the server and its contexts ----------------------------------------------------------------------------
@@ -280,7 +246,7 @@ async def test_reply_to_comment() -> None:
         body = await ig.ok("reply_to_comment", {"comment_id": question["id"], "message": text})
         new = body["id"]
         assert re.fullmatch(r"18\d{15}", new) and list(body) == ["id"]
-        assert ig.changes(before) == [("create", f"media[{post['id']}].comments[{new}]", ())]
+        assert ig.diff(before) == [("create", f"media[{post['id']}].comments[{new}]", ())]
         assert ig.data["media"][post["id"]]["comments"][new] == {
             "id": new, "text": text, "from_id": ig.me, "timestamp": graph_time(NOW + 1), "like_count": 0,
             "hidden": False, "parent_id": question["id"]}
@@ -393,7 +359,7 @@ async def test_send_text_message_inside_the_window() -> None:
         assert body["recipient_id"] == rid
         mid = body["message_id"]
         assert base64.b64decode(mid + "==").startswith(b"ig_item:1:IGMessage:" + ig.me.encode())
-        assert sorted(ig.changes(before)) == sorted([
+        assert sorted(ig.diff(before)) == sorted([
             ("modify", f"conversations[{tea['id']}]", ("updated_time",)),
             ("create", f"conversations[{tea['id']}].messages[{mid}]", ())])
         assert tea["messages"][mid] == {"message": text, "from_id": ig.me, "to_id": rid,

@@ -14,25 +14,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("lark")
 SH = ZoneInfo("Asia/Shanghai")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")  # a Tuesday
-NOW = 1773106200  # CLOCK as unix seconds
+NOW = 1773106200  # app_harness.CLOCK (Tuesday 2026-03-10, 09:30 in Shanghai) as unix seconds
 
 FIELD_VALIDATION = 99992402
 INVALID_PARAMS = 190002
@@ -106,51 +99,23 @@ def text_msg(text: str) -> str:
     return json.dumps({"text": text})
 
 
-class Lark:
+class Lark(AppSession):
     """One episode of the Lark app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Lark:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
-
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, dict[str, Any]]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
+    app = APP
+    json_results = True
 
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert body["code"] == 0 and body["msg"] == "success", body
-        assert self.env.internal_errors == []
         return body["data"]
 
     async def fail(self, tool: str, args: dict[str, Any] | None, code: int, fragment: str) -> dict[str, Any]:
         """A rejected call: the error flag, Lark's code, ``fragment`` in the message, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         assert body["code"] == code, body
         assert fragment in error_text(body), body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return body
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[Any, list[Any]]:
-        """Run a successful write; return its data and the entity-level diff it made."""
-        before = self.env.tree.snapshot()
-        data = await self.ok(tool, args)
-        return data, diff_states(APP.hierarchy, before, self.env.tree.data)
 
 
 def error_text(body: dict[str, Any]) -> str:

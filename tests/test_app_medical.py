@@ -3,53 +3,17 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 
 APP = get_app("medical")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> str:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    assert not result.is_error, result.content[0].text
-    assert env.tree.hash() == before  # every medical tool is read-only
-    return result.content[0].text
-
-
-async def rejected(env: AppEnv, tool: str, args: dict[str, Any], message: str) -> str:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert result.is_error, text
-    assert message in text, text
-    assert env.tree.hash() == before
-    return text
+H = AppHarness(APP, read_only=True)  # every medical tool is read-only
+ok, rejected = H.ok, H.rejected
+env = H.env_fixture()
 
 
 def pmids(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.traverse.reconstruct import memory_file
@@ -21,21 +22,9 @@ pytestmark = pytest.mark.anyio
 APP = get_app("memory")
 PREFIX = "MCP error -32602: Input validation error: Invalid arguments for tool "
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default")
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any], *, replica: bool = False) -> tuple[str, bool]:
-    async with Client(APP.server(env, replica=replica)) as c:  # type: ignore[call-arg]
-        r = await c.call_tool(tool, args)
-    return r.content[0].text, bool(r.is_error)
+H = AppHarness(APP, check_internal_errors=False)
+call = H.outcome  # (text, is_error); replica=True for the replica server
+env = H.env_fixture()
 
 
 def names(env: AppEnv) -> list[str]:

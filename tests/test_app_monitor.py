@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 from mcp_persona.context_tree import diff_states
 
 APP = get_app("monitor")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 GIB = 1024**3
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
-    async with Client(APP.server(env)) as client:
-        r = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return r.is_error, r.content[0].text
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any] | None = None) -> Any:
-    err, text = await call(env, tool, args or {})
-    assert not err, text
-    return json.loads(text)
+H = AppHarness(APP)
+call, ok = H.call_text, H.ok_json
+env = H.env_fixture()
 
 
 @pytest.mark.anyio

@@ -9,50 +9,21 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
 
 APP = get_app("news")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    assert not result.is_error, result.content[0].text
-    assert env.tree.hash() == before
-    out = json.loads(result.content[0].text)
-    assert out["status"] == "ok"
-    return out
+H = AppHarness(APP, read_only=True, envelope={"status": "ok"})
+ok = H.ok_json
+env = H.env_fixture()
 
 
 async def rejected(env: AppEnv, tool: str, args: dict[str, Any], code: str, message: str) -> None:
-    before = env.tree.hash()
-    result = await call(env, tool, args)
-    text = result.content[0].text
-    assert result.is_error, text
-    body = json.loads(text)
+    body = json.loads(await H.rejected(env, tool, args))
     assert body["status"] == "error" and body["code"] == code, body
     assert message in body["message"], body
-    assert env.tree.hash() == before
 
 
 def ids(out: dict[str, Any]) -> list[str]:

@@ -7,29 +7,18 @@ object (or the MCP server's own ``{"error": ...}``), the message and an unchange
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.apps.notion.tools import plain
-from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("notion")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")  # a Tuesday
 NOW_ISO = "2026-03-10T01:30:01.000Z"  # the first write of an episode: "now" + 1 s, in UTC
 
 TOOLS = [
@@ -88,40 +77,16 @@ def title_of(view: dict[str, Any]) -> str:
     return next(plain(v[v["type"]]) for v in view["properties"].values() if v["type"] == "title")
 
 
-class Notion:
+class Notion(AppSession):
     """One episode of the Notion app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu") -> None:
-        self.env: AppEnv = APP.env(context, clock=CLOCK)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Notion:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
-
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, Any]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
-
-    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
-        assert self.env.internal_errors == []
-        return body
+    app = APP
+    json_results = True
 
     async def fail(self, tool: str, args: dict[str, Any] | None, code: str, fragment: str) -> Any:
         """A rejected call: the error flag, the Notion error code (or the server's own error), ``fragment`` in
         the message, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         if code == SERVER:
             assert set(body) == {"error"}, body
             message = body["error"]
@@ -130,14 +95,7 @@ class Notion:
             assert body["status"] == {VALIDATION: 400, NOT_FOUND: 404}[code], body
             message = body["message"]
         assert fragment in message, body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return body
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[Any, list[Any]]:
-        before = self.env.tree.snapshot()
-        body = await self.ok(tool, args)
-        return body, diff_states(APP.hierarchy, before, self.env.tree.data)
 
     async def query(self, db: str, **args: Any) -> list[str]:
         body = await self.ok("notion_query_database", {"database_id": db, **args})

@@ -7,60 +7,24 @@ from datetime import date, datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import CLOCK, AppHarness
+from app_harness import result_text as text
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
 from mcp_persona.apps.obsidian.tools import dump_yaml, moment_format, note_tags, parse_yaml
 from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 APP = get_app("obsidian")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 FIRST_WRITE_MS = (CLOCK.timestamp() + 1) * 1000  # env.now() of the first write of an episode, in ms
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-def make_env(context: str = "chen_yu", clock: TaskClock = CLOCK) -> AppEnv:
-    return APP.env(context, clock=clock)
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return make_env()
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    async with Client(APP.server(env)) as client:
-        result = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return result
-
-
-def text(result: Any) -> str:
-    return result.content[0].text
-
-
-async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> str:
-    result = await call(env, tool, args)
-    assert not result.is_error, text(result)
-    return text(result)
-
-
-async def ok_json(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
-    return json.loads(await ok(env, tool, args))
+H = AppHarness(APP, context="chen_yu")
+make_env, call, ok, ok_json, changes = H.env, H.call, H.ok, H.ok_json, H.diff
+env = H.env_fixture()
 
 
 def note(env: AppEnv, path: str) -> dict[str, Any]:
     return env.tree.data["notes"][path]
-
-
-def changes(env: AppEnv, before: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
-    return [(c.op, c.path, c.fields) for c in diff_states(APP.hierarchy, before, env.tree.data)]
 
 
 # -- contexts --------------------------------------------------------------------------------------------

@@ -7,28 +7,17 @@ the explanatory message and an unchanged state hash. Threads are found in chen_y
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("reddit")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW = 1773106200
 
 TOOLS = [
@@ -55,23 +44,11 @@ def errors(*triples: tuple[str, str, str]) -> dict[str, Any]:
     return {"json": {"errors": [list(t) for t in triples]}}
 
 
-class Reddit:
+class Reddit(AppSession):
     """One episode of the reddit app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu") -> None:
-        self.env: AppEnv = APP.env(context, clock=CLOCK)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Reddit:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
+    json_results = True
 
     @property
     def me(self) -> dict[str, Any]:
@@ -101,33 +78,18 @@ class Reddit:
     def stranger_comment(self, title: str) -> dict[str, Any]:
         return next(c for c in self.post(title)["comments"].values() if c["author_id"] != self.data["me"])
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, dict[str, Any]]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
-
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert body["successful"] is True and body["error"] is None, body
-        assert self.env.internal_errors == []
         return body["data"]
 
     async def fail(self, tool: str, args: dict[str, Any] | None, fragment: str, data: Any = None) -> dict[str, Any]:
         """A rejected call: the error flag, the message, Reddit's error body, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         assert body["successful"] is False and fragment in body["error"], body
         if data is not None:
             assert body["data"] == data, body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return body
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[Any, list[Any]]:
-        before = self.env.tree.snapshot()
-        result = await self.ok(tool, args)
-        return result, diff_states(APP.hierarchy, before, self.env.tree.data)
 
 
 def children(listing: dict[str, Any]) -> list[dict[str, Any]]:

@@ -8,28 +8,18 @@ found in chen_yu's context by their (corpus) titles, so the tests read like the 
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.apps.rednote.tools import title_length
-from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("rednote")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW_MS = 1773106200 * 1000
 
 TOOLS = [
@@ -52,23 +42,10 @@ VIDEO = "/Users/chenyu/Movies/spring_launch_recap.mp4"
 BAD_TOKEN = "笔记不可访问: 当前笔记暂时无法浏览（xsec_token 无效或与该笔记不匹配"
 
 
-class Rednote:
+class Rednote(AppSession):
     """One episode of the rednote app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu") -> None:
-        self.env: AppEnv = APP.env(context, clock=CLOCK)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Rednote:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
 
     @property
     def me(self) -> str:
@@ -89,30 +66,14 @@ class Rednote:
         n = self.note(title)
         return {"feed_id": n["note_id"], "xsec_token": n["xsec_token"]}
 
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, str]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), r.content[0].text
-
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, text = await self.raw(tool, args)
-        assert not is_error, text
-        assert self.env.internal_errors == []
-        return json.loads(text)
+        return json.loads(await super().ok(tool, args))
 
     async def fail(self, tool: str, args: dict[str, Any] | None, expected: str, *, exact: bool = False) -> str:
         """A rejected call: the error flag, the real-style text, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, text = await self.raw(tool, args)
-        assert is_error, text
+        text = await self.rejected(tool, args)
         assert (text == expected) if exact else (expected in text), text
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return text
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[Any, list[Any]]:
-        before = self.env.tree.snapshot()
-        result = await self.ok(tool, args)
-        return result, diff_states(APP.hierarchy, before, self.env.tree.data)
 
 
 # -- the server ---------------------------------------------------------------------------------------

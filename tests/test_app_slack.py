@@ -7,33 +7,24 @@ unchanged state hash.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv, ToolFailure
+from mcp_persona.apps.base import ToolFailure
 from mcp_persona.apps.slack.tools import parse_reminder_time
-from mcp_persona.clock import TaskClock
-from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("slack")
 SH = ZoneInfo("Asia/Shanghai")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")  # a Tuesday
-NOW = 1773106200  # CLOCK as unix seconds
+NOW = 1773106200  # app_harness.CLOCK (Tuesday 2026-03-10, 09:30 in Shanghai) as unix seconds
 
 TOOLS = [
     "slack_list_channels",
@@ -89,53 +80,26 @@ LANDING_V3 = ts_of("design-review", "Landing page v3")
 AUTUMN_FINAL = ts_of("autumn-campaign-2025", "Final report")
 
 
-class Slack:
+class Slack(AppSession):
     """One episode of the Slack app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> Slack:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
-
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, dict[str, Any]]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
+    app = APP
+    json_results = True
 
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert body["ok"] is True, body
-        assert self.env.internal_errors == []
         return body
 
     async def fail(self, tool: str, args: dict[str, Any] | None, error: str, fragment: str = "") -> dict[str, Any]:
         """A rejected call: the error flag, Slack's error string, ``fragment`` in the detail, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         assert body["ok"] is False and body["error"] == error, body
         if fragment:
             assert any(fragment in m for m in body["response_metadata"]["messages"]), body
         else:
             assert set(body) == {"ok", "error"}, body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return body
-
-    async def changes(self, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
-        before = self.env.tree.snapshot()
-        body = await self.ok(tool, args)
-        return body, diff_states(APP.hierarchy, before, self.env.tree.data)
 
 
 def local(month: int, day: int, hour: int, minute: int = 0) -> int:

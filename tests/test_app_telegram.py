@@ -8,50 +8,29 @@ generated context, so the tests read like the tasks an agent would get.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import CLOCK, AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 from mcp_persona.context_tree import diff_states, is_ignored
 
 pytestmark = pytest.mark.anyio
 
 APP = get_app("telegram")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW = CLOCK.timestamp()
 START = int(datetime(2026, 2, 19).timestamp())
 TOOLS = ["get_chats", "get_chat", "get_messages", "send_message", "search_messages", "get_contacts",
          "forward_message", "pin_message", "mark_as_read", "edit_message"]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-class TG:
+class TG(AppSession):
     """One episode of the Telegram app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu") -> None:
-        self.env: AppEnv = APP.env(context, clock=CLOCK)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> TG:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
+    app = APP
+    json_results = True
 
     # -- lookups by name ---------------------------------------------------------------------------
     def chat(self, title: str) -> dict[str, Any]:
@@ -80,28 +59,15 @@ class TG:
         return max(int(k) for k in self.chat(title)["messages"])
 
     # -- calls ---------------------------------------------------------------------------------------
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, dict[str, Any]]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), json.loads(r.content[0].text)
-
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> Any:
-        is_error, body = await self.raw(tool, args)
-        assert not is_error, body
+        body = await super().ok(tool, args)
         assert body["ok"] is True, body
-        assert self.env.internal_errors == []
         return body["result"]
 
     async def fail(self, tool: str, args: dict[str, Any] | None, description: str, code: int = 400) -> None:
         """A rejected call: the error flag, the Bot API envelope, the exact description, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, body = await self.raw(tool, args)
-        assert is_error, body
+        body = await self.rejected(tool, args)
         assert body == {"ok": False, "error_code": code, "description": description}, body
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
-
-    def changes(self, before: dict[str, Any]) -> list[tuple[str, str, tuple[str, ...]]]:
-        return [(c.op, c.path, c.fields) for c in diff_states(APP.hierarchy, before, self.data)]
 
 
 # -- the server and its contexts ------------------------------------------------------------------------
@@ -266,7 +232,7 @@ async def test_send_message_to_a_group_with_a_reply() -> None:
         assert sent["from"]["id"] == int(tg.data["me"]) and sent["from"]["first_name"] == "Chen"
         assert sent["reply_to_message"]["message_id"] == bug
         path = f"chats[{cid}].messages[{top + 1}]"
-        assert tg.changes(before) == [("create", path, ())]
+        assert tg.diff(before) == [("create", path, ())]
         assert tg.chat("Spring Campaign 2026")["messages"][str(top + 1)] == {
             "message_id": str(top + 1), "from_id": tg.data["me"], "date": NOW + 1,
             "text": "Thanks Liu Yang, please ping me when fixed.", "reply_to_message_id": bug}
@@ -280,7 +246,7 @@ async def test_send_message_by_username_and_opening_a_private_chat() -> None:
         sent = await tg.ok("send_message", {"chat_id": int(song["id"]), "text": "Poster v2 is ready for review."})
         assert sent["message_id"] == 1 and sent["chat"]["type"] == "private"
         assert sent["chat"]["first_name"] == "Song"
-        assert tg.changes(before) == [("create", f"chats[{song['id']}]", ())]
+        assert tg.diff(before) == [("create", f"chats[{song['id']}]", ())]
         chat = tg.data["chats"][song["id"]]
         assert chat["user_id"] == song["id"] and chat["member_ids"] == [tg.data["me"], song["id"]]
         assert list(chat["messages"]) == ["1"]
@@ -389,7 +355,7 @@ async def test_forward_message_from_a_group_and_from_a_channel() -> None:
                                          "sender_user": {"id": int(tg.user("Song Ke")["id"]), "is_bot": False,
                                                          "first_name": "Song", "last_name": "Ke",
                                                          "username": tg.user("Song Ke")["username"]}}
-        assert tg.changes(before) == [("create", f"chats[{zhao}].messages[{top + 1}]", ())]
+        assert tg.diff(before) == [("create", f"chats[{zhao}].messages[{top + 1}]", ())]
         stored = tg.chat("Zhao Min")["messages"][str(top + 1)]
         assert stored["forward_from_id"] == tg.user("Song Ke")["id"] and stored["from_id"] == tg.data["me"]
         # a forward of that forward still names Song Ke
@@ -440,7 +406,7 @@ async def test_pin_message_as_admin_and_in_a_private_chat() -> None:
         review = tg.msg_id("Spring Campaign 2026", "Creative review is tomorrow")
         before = tg.env.tree.snapshot()
         assert await tg.ok("pin_message", {"chat_id": cid, "message_id": review}) is True
-        assert tg.changes(before) == [("modify", f"chats[{cid}]", ("pinned_message_ids",))]
+        assert tg.diff(before) == [("modify", f"chats[{cid}]", ("pinned_message_ids",))]
         assert tg.chat("Spring Campaign 2026")["pinned_message_ids"] == [*old, review]
         info = await tg.ok("get_chat", {"chat_id": cid})
         assert info["pinned_message"]["message_id"] == review
@@ -503,7 +469,7 @@ async def test_edit_message_own_message() -> None:
         text = "Creative review moved to 11:00 (Wed 11 Mar), Room 3."
         edited = await tg.ok("edit_message", {"chat_id": cid, "message_id": mine, "text": text})
         assert edited["text"] == text and edited["edit_date"] == NOW + 1 and edited["message_id"] == mine
-        assert tg.changes(before) == [("modify", f"chats[{cid}].messages[{mine}]", ("edit_date", "text"))]
+        assert tg.diff(before) == [("modify", f"chats[{cid}].messages[{mine}]", ("edit_date", "text"))]
 
 
 async def test_edit_message_rejections() -> None:

@@ -2,45 +2,25 @@
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppHarness
 from mcp_persona.apps import get_app
 from mcp_persona.apps.base import AppEnv
-from mcp_persona.clock import TaskClock
 
 APP = get_app("tushare")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 DATA = APP.load_context("default")
 
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def env() -> AppEnv:
-    return APP.env("default", clock=CLOCK)
-
-
-async def call(env: AppEnv, tool: str, args: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
-    async with Client(APP.server(env)) as client:
-        r = await client.call_tool(tool, args)
-    assert not env.internal_errors, env.internal_errors
-    return r.is_error, json.loads(r.content[0].text)
+H = AppHarness(APP, read_only=True, envelope={"code": 0, "msg": ""})
+call = H.call_json
+env = H.env_fixture()
 
 
 async def rows(env: AppEnv, tool: str, args: dict[str, Any]) -> list[dict[str, Any]]:
-    before = env.tree.hash()
-    err, body = await call(env, tool, args)
-    assert not err, body
-    assert body["code"] == 0 and body["msg"] == "" and len(body["request_id"]) == 32
-    assert env.tree.hash() == before
+    body = await H.ok_json(env, tool, args)
+    assert len(body["request_id"]) == 32
     return [dict(zip(body["data"]["fields"], item, strict=True)) for item in body["data"]["items"]]
 
 

@@ -15,23 +15,16 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-from mcp import Client
 
+from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.base import AppEnv
 from mcp_persona.clock import TaskClock
 from mcp_persona.context_tree import diff_states
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 APP = get_app("wecom")
-CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")
 NOW = 1773106200
 
 INVALID_MEDIA_TYPE = 40004
@@ -75,54 +68,28 @@ PNG_B64 = base64.b64encode(PNG).decode()
 PNG_MD5 = hashlib.md5(PNG).hexdigest()
 
 
-class WeCom:
+class WeCom(AppSession):
     """One episode of the WeCom app and a connected client."""
 
-    def __init__(self, context: str = "chen_yu", clock: TaskClock = CLOCK) -> None:
-        self.env: AppEnv = APP.env(context, clock=clock)
-        self.client = Client(APP.server(self.env))
-
-    async def __aenter__(self) -> WeCom:
-        await self.client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.client.__aexit__(*exc)
-
-    @property
-    def data(self) -> dict[str, Any]:
-        return self.env.tree.data
-
-    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, str]:
-        r = await self.client.call_tool(tool, args or {})
-        return bool(r.is_error), r.content[0].text
+    app = APP
 
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        is_error, text = await self.raw(tool, args)
-        body = json.loads(text)
-        assert not is_error, body
+        body = json.loads(await super().ok(tool, args))
         assert body["errcode"] == 0 and body["errmsg"] == "ok", body
-        assert self.env.internal_errors == []
         return body
 
     async def fail(self, tool: str, args: dict[str, Any] | None, errcode: int, fragment: str) -> dict[str, Any]:
         """A rejected call: the error flag, WeCom's errcode, ``fragment`` in errmsg, the state untouched."""
-        before = self.env.tree.hash()
-        is_error, text = await self.raw(tool, args)
-        body = json.loads(text)
-        assert is_error, body
+        body = json.loads(await self.rejected(tool, args))
         assert body["errcode"] == errcode, body
         assert fragment in body["errmsg"], body
         assert body["errmsg"].endswith(f"more info at https://open.work.weixin.qq.com/devtool/query?e={errcode}")
-        assert self.env.tree.hash() == before
-        assert self.env.internal_errors == []
         return body
 
     async def fail_plain(self, tool: str, args: dict[str, Any], text: str) -> None:
-        before = self.env.tree.hash()
-        is_error, got = await self.raw(tool, args)
-        assert is_error and got == text
-        assert self.env.tree.hash() == before
+        """A rejected call answered in plain text (not WeCom's JSON), the state untouched."""
+        got = await self.rejected(tool, args, check_internal_errors=False)
+        assert got == text
 
     async def sent(self, tool: str, args: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
         """A successful send: exactly one new message, in ``group``; return it as stored."""

@@ -31,11 +31,6 @@ MEMORY_TOOLS = {"create_entities", "create_relations", "add_observations", "dele
                 "delete_relations", "read_graph", "search_nodes", "open_nodes"}
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _pool(name: str) -> Pool:
     return load_pool(TRACES / f"{name}.jsonl")
 
