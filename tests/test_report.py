@@ -521,3 +521,12 @@ def test_trials_are_averaged_per_task_and_same_labels_told_apart(runs: dict[str,
     data = json.loads(re.search(r'id="report-data">(.*?)</script>', render_html([ref, again], figures=False),
                                 re.S).group(1))
     assert sorted({(e["run"], e["epoch"]) for e in data["episodes"]}) == [(0, 0), (1, 0), (1, 1)]
+
+
+def test_report_command_draws_the_runs_failure_modes(runs: dict[str, Path], tmp_path: Path) -> None:
+    code, text = invoke("report", str(runs["reference"]), str(runs["noop"]), "--plots", str(tmp_path / "p"))
+    assert code == 0, text
+    svg = (tmp_path / "p" / "failure_modes.svg").read_text()
+    assert "overconfident_self_solving" in svg  # the noop run's failures, classified by the rules
+    noop = load_runs([runs["noop"]])[0]
+    assert noop.failure_modes["overconfident_self_solving"] == 4 and sum(noop.failure_modes.values()) == 4

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -43,13 +43,19 @@ def report(
     if plots is not None:
         from mcp_persona.report.plots import write_plots
 
-        written = write_plots(runs, plots)
+        written = write_plots(runs, plots, failure_counts=failure_counts(runs))
         console.print(f"figures: {len(written)} files in {plots}")
     if html is not None:
         from mcp_persona.report.html import render_html
 
-        _write(html, render_html(runs, title=title, figures=figures))
+        _write(html, render_html(runs, title=title, figures=figures, failure_counts=failure_counts(runs)))
         console.print(f"html: {html}")
+
+
+def failure_counts(runs: list[Any]) -> dict[str, dict[str, int]] | None:
+    """run label -> failure mode -> count, for the heatmap; None when no run has a failed episode."""
+    counts = {r.label: r.failure_modes for r in runs}
+    return counts if any(sum(c.values()) for c in counts.values()) else None
 
 
 def _write(path: Path, text: str) -> None:

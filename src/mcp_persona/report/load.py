@@ -139,6 +139,13 @@ class Run:
     label: str = ""
 
     @property
+    def failure_modes(self) -> dict[str, int]:
+        """LiveMCP-101 failure-mode counts of this run's failed episodes (from summary.json), modes only."""
+        counts = self.summary.get("failure_modes") or {}
+        skip = {"undecided", "by_rules", "by_judge", "judge_unparseable", "failed", "passed", "errored"}
+        return {mode: n for mode, n in counts.items() if mode not in skip and isinstance(n, int)}
+
+    @property
     def name(self) -> str:
         return self.path.name
 
