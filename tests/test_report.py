@@ -304,8 +304,9 @@ def test_cli_report_writes_every_output(runs: dict[str, Path], tmp_path: Path) -
     html = (out / "r.html").read_text()
     assert "<img" not in html and "reference" in html
     assert (out / "r.md").read_text().startswith("# MCP-Persona report")
-    assert sorted(p.name for p in (out / "plots").iterdir()) == sorted(
-        f"{s}.{x}" for s in ("cost_accuracy", "tokens_success", "tool_calls", "categories") for x in ("png", "svg"))
+    assert sorted(p.name for p in (out / "plots").iterdir()) == sorted(  # noop's failures give the heatmap
+        f"{s}.{x}" for s in ("cost_accuracy", "tokens_success", "tool_calls", "categories", "failure_modes")
+        for x in ("png", "svg"))
     code, text = invoke("report", str(runs["reference"]))  # no output named: Markdown on stdout
     assert code == 0 and "## Leaderboard" in text and "| reference |" in text
 
