@@ -18,18 +18,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import time
 from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
-from mcp_persona.llm.pricing import cost_usd
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
     RetryPolicy,
-    classify_sdk_error,
-    endpoint_key,
-    limiter_for,
+    call_endpoint,
 )
 from mcp_persona.trajectory import RequestedCall
 
@@ -92,22 +88,9 @@ class AnthropicChatClient:
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
         kwargs = self.request(messages, tools)
 
-        async def attempt() -> ChatResponse:
-            start = time.perf_counter()
-            raw = await self._clients.get().messages.create(**kwargs)
-            resp = parse_anthropic_message(raw)
-            resp.latency_s = time.perf_counter() - start
-            return resp
-
-        limiter = limiter_for(endpoint_key(self.provider, self.base_url), self.max_concurrency)
-        resp, attempts = await self.retry.call(attempt, classify=lambda e: classify_sdk_error(e, self._anthropic),
-                                               limiter=limiter, label=self.name)
-        resp.attempts = attempts
-        if resp.usage_detail is not None:
-            resp.cost_usd = cost_usd(self.name, resp.usage_detail)
-            if resp.cost_usd is None and resp.model and resp.model != self.model:
-                resp.cost_usd = cost_usd(f"{self.provider}:{resp.model}", resp.usage_detail)
-        return resp
+        return await call_endpoint(
+            self, self._anthropic, lambda: self._clients.get().messages.create(**kwargs), parse_anthropic_message
+        )
 
 
 # --- OpenAI shape → Anthropic shape ---------------------------------------------------------------------------

@@ -11,18 +11,14 @@ import dataclasses
 import json
 import os
 import re
-import time
 from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
-from mcp_persona.llm.pricing import cost_usd
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
     RetryPolicy,
-    classify_sdk_error,
-    endpoint_key,
-    limiter_for,
+    call_endpoint,
 )
 from mcp_persona.trajectory import RequestedCall
 
@@ -83,22 +79,9 @@ class OpenAIChatClient:
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
         kwargs = self.request(messages, tools)
 
-        async def attempt() -> ChatResponse:
-            start = time.perf_counter()
-            raw = await self._clients.get().chat.completions.create(**kwargs)
-            resp = parse_chat_completion(raw)
-            resp.latency_s = time.perf_counter() - start
-            return resp
-
-        limiter = limiter_for(endpoint_key(self.provider, self.base_url), self.max_concurrency)
-        resp, attempts = await self.retry.call(attempt, classify=lambda e: classify_sdk_error(e, self._openai),
-                                               limiter=limiter, label=self.name)
-        resp.attempts = attempts
-        if resp.usage_detail is not None:
-            resp.cost_usd = cost_usd(self.name, resp.usage_detail)
-            if resp.cost_usd is None and resp.model and resp.model != self.model:
-                resp.cost_usd = cost_usd(f"{self.provider}:{resp.model}", resp.usage_detail)
-        return resp
+        return await call_endpoint(
+            self, self._openai, lambda: self._clients.get().chat.completions.create(**kwargs), parse_chat_completion
+        )
 
 
 def _as_dict(obj: Any) -> Any:

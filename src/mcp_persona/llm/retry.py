@@ -32,7 +32,7 @@ import anyio
 import pydantic
 from anyio.lowlevel import RunVar
 
-from mcp_persona.llm.base import ErrorCategory, ModelError
+from mcp_persona.llm.base import ChatResponse, ErrorCategory, ModelError
 
 log = logging.getLogger("mcp_persona.llm")
 T = TypeVar("T")
@@ -266,3 +266,32 @@ def _root_cause(exc: BaseException) -> BaseException | None:
 def _is_truncated_body(cause: BaseException | None) -> bool:
     text = str(cause or "").lower()
     return "incomplete" in text or "complete message body" in text or "less data than" in text
+
+
+async def call_endpoint(
+    owner: Any, sdk: Any, send: Callable[[], Awaitable[Any]], parse: Callable[[Any], ChatResponse]
+) -> ChatResponse:
+    """One chat call of an HTTP client under the shared policy: retries, the endpoint's concurrency
+    limit, latency of the successful attempt, and cost from the pricing table.
+
+    ``owner`` is the client (``provider``, ``base_url``, ``model``, ``name``, ``retry``, ``max_concurrency``);
+    ``sdk`` the provider SDK module whose exceptions are classified; ``send`` makes the request and ``parse``
+    turns its answer into a :class:`ChatResponse`.
+    """
+    from mcp_persona.llm.pricing import cost_usd
+
+    async def attempt() -> ChatResponse:
+        start = time.perf_counter()
+        resp = parse(await send())
+        resp.latency_s = time.perf_counter() - start
+        return resp
+
+    limiter = limiter_for(endpoint_key(owner.provider, owner.base_url), owner.max_concurrency)
+    resp, attempts = await owner.retry.call(attempt, classify=lambda e: classify_sdk_error(e, sdk),
+                                            limiter=limiter, label=owner.name)
+    resp.attempts = attempts
+    if resp.usage_detail is not None:
+        resp.cost_usd = cost_usd(owner.name, resp.usage_detail)
+        if resp.cost_usd is None and resp.model and resp.model != owner.model:
+            resp.cost_usd = cost_usd(f"{owner.provider}:{resp.model}", resp.usage_detail)
+    return resp
