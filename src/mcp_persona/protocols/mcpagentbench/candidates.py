@@ -8,8 +8,10 @@ the peer's code does; ``confusable`` takes those nearest to the gold tools by na
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import re
+from functools import cache
 from typing import Literal
 
 from mcp_persona.protocols.mcpagentbench.library import LibraryTool, library
@@ -24,14 +26,28 @@ def draw_seed(task_id: str, k: int, mode: str) -> int:
 
 
 def words(tool: LibraryTool) -> set[str]:
-    """Name parts (snake_case and camelCase split) and description words, lower-cased."""
+    """Name parts (snake_case and camelCase split) and description words, lower-cased, plural 's' dropped."""
     name = re.sub(r"([a-z])([A-Z])", r"\1 \2", tool.name).replace("_", " ")
-    return {w for w in re.findall(r"[a-z0-9]+", f"{name} {tool.description}".lower()) if len(w) > 2}
+    found = re.findall(r"[a-z0-9]+", f"{name} {tool.description}".lower())
+    return {w[:-1] if len(w) > 4 and w.endswith("s") else w for w in found if len(w) > 2}
+
+
+@cache
+def _weights() -> dict[str, float]:
+    """Inverse document frequency over the library: 'search' or 'get' says little, 'restaurant' a lot."""
+    tools = library().values()
+    df: dict[str, int] = {}
+    for t in tools:
+        for w in words(t):
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log(len(tools) / n) for w, n in df.items()}
 
 
 def similarity(a: LibraryTool, b: LibraryTool) -> float:
-    wa, wb = words(a), words(b)
-    return len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+    """Weighted Jaccard of the two tools' words."""
+    wa, wb, idf = words(a), words(b), _weights()
+    union = sum(idf.get(w, 0.0) for w in wa | wb)
+    return sum(idf.get(w, 0.0) for w in wa & wb) / union if union else 0.0
 
 
 def gold_tools(task: Task) -> list[str]:
