@@ -252,3 +252,27 @@ def test_cli_lists_tasks_with_type_and_domain() -> None:
     assert len(rows) >= 180
     assert {r["type"] for r in rows} == {"single", "dual_serial", "dual_parallel", "multi"}
     assert {r["domain"] for r in rows} == {"daily", "professional"}
+
+
+# -- the importer ---------------------------------------------------------------------------------------------
+def test_import_maps_the_peer_format_and_lists_what_it_cannot(tmp_path: Path) -> None:
+    peer = [
+        {"id": "daytask_2_parallel_tools_3", "content": "Weather in Seattle on 2026-03-15, and my savings balance.",
+         "tools": [["weather_tool", "get_balance"]],
+         "inputs": [[{"city": "Seattle", "date": "2026-03-15"}, {"account_type": "savings"}]]},
+        {"id": "protask_1_tool_9", "content": "x", "tools": [["no_such_tool"]], "inputs": [[{}]]},
+        {"id": "daytask_1_tool_4", "content": "x", "tools": [["weather_tool"]], "inputs": [[{"town": "Seattle"}]]},
+    ]
+    src = tmp_path / "tasks.json"
+    src.write_text(json.dumps(peer))
+    result = runner.invoke(app, ["import", "mcpagentbench", str(src), "--out", str(tmp_path / "suite")])
+    assert result.exit_code == 0, result.output
+    assert "1 tasks mapped, 2 not mapped" in result.output
+    assert "protask_1_tool_9: tool 'no_such_tool' is not in the library" in result.output
+    assert "arguments ['town'] are not parameters of our weather_tool" in result.output
+    (task,) = load_tasks(str(tmp_path / "suite"))
+    assert (task.type, task.domain) == ("dual_parallel", "daily")
+    assert [[c.tool for c in s.calls] for s in task.gold] == [["weather_tool", "get_balance"]]
+    assert anyio.run(check_task, task, MAB) == []
+    result = runner.invoke(app, ["import", "persona", str(src)])
+    assert result.exit_code == 2 and "has no importer" in result.output

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
@@ -79,6 +80,10 @@ class Protocol:
     async def validate_task(self, task: Task) -> list[str]:
         """Replay-validate one task (``mcp-persona validate``)."""
         raise NotImplementedError
+
+    def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
+        """Tasks read from a peer benchmark's own file format, and what could not be mapped (with why)."""
+        raise NotImplementedError(f"the {self.name} protocol has no importer")
 
     def settings(self, given: dict[str, Any]) -> dict[str, Any]:
         """The protocol's options with defaults filled in; unknown or bad values raise ValueError."""

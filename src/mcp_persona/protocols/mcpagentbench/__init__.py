@@ -11,6 +11,7 @@ right arguments, in the right serial / parallel order, at what token and time co
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -69,6 +70,11 @@ class MCPAgentBenchProtocol(Protocol):
         from mcp_persona.protocols.mcpagentbench.validate import check_task
 
         return await check_task(task, self)
+
+    def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
+        from mcp_persona.protocols.mcpagentbench.importer import import_file
+
+        return import_file(path)
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         settings = self.settings(settings)
