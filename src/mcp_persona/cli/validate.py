@@ -12,6 +12,7 @@ from mcp_persona.cli.common import console, err, load_suite
 
 def validate(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
+    only: Annotated[str | None, typer.Option("--tasks", help="comma-separated id globs, e.g. 'collab_*'")] = None,
     mutants: Annotated[bool, typer.Option(help="mutation-test every task's checkpoints (drop, free text, "
                                                "duplicate, retarget)")] = True,
 ) -> None:
@@ -20,7 +21,7 @@ def validate(
 
     from mcp_persona.validate import validate_all
 
-    items = load_suite(suite)
+    items = load_suite(suite, only)
     report = anyio.run(partial(validate_all, items, mutants=mutants))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}", soft_wrap=True)
