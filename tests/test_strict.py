@@ -176,3 +176,17 @@ def test_anyio_backend_runs_the_mutation_test_synchronously() -> None:
     # validate calls mutation_test from a sync CLI through anyio.run
     result = anyio.run(mutation_test, wecom_task(STRONG_TEXT))
     assert result.counted and not result.survivors
+
+
+async def test_rules_never_pass_what_they_cannot_check() -> None:
+    base = bundled("collab_wecom_003")
+    cps = base.model_dump(mode="json")["checkpoints"]
+    cps[2] = STRONG_TEXT | {"rules_cannot_check": "whether the text tells Song Ke where the file is"}
+    task = with_checkpoints(base, cps)
+    record = await replay(task, gold_plan(task))
+    assert record.score is not None
+    assert record.score["checkpoints"][2]["score"] is None
+    assert record.score["acc"] == 1.0  # Acc is the mean over decided checkpoints
+    assert record.score["strict"] is False  # an undecided checkpoint is not a pass
+    wrong = await replay(task, gold_plan(task)[:-1])  # the text never sent: the rules can still fail it
+    assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.0

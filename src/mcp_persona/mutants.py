@@ -28,7 +28,7 @@ from mcp_persona.apps import get_app
 from mcp_persona.context_tree import canonical_hash
 from mcp_persona.environment import Environment
 from mcp_persona.scoring.normalize import looks_like_id, normalize
-from mcp_persona.scoring.strict import change_signatures
+from mcp_persona.scoring.strict import change_signatures, strict_pass
 from mcp_persona.tasks import GoldCall, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
@@ -280,7 +280,8 @@ async def mutation_test(task: Task) -> TaskMutation:
             continue
         equivalent = agent.final_hash == obs.final_hash or (
             mutant.kind == "duplicate" and not record.score["end_state"]["extra"])
-        out.results.append(MutantResult(mutant, record.score["acc"], bool(record.score["strict"]), equivalent,
+        strict = strict_pass(record.score, undecided_passes=True)  # what the rules can tell apart
+        out.results.append(MutantResult(mutant, record.score["acc"], strict, equivalent,
                                         exempt=mutant.key in exemptions))
     return out
 

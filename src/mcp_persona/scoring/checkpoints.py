@@ -13,6 +13,9 @@ Every checkpoint gets a score in {0, 0.5, 1}:
   right, else 0.
 * other: 1 if the named tool was called without error, else 0.
 
+A checkpoint that declares ``rules_cannot_check`` is never passed by the rules: where they would give 1 it is
+left undecided (None) for a judge, and an undecided checkpoint never counts toward the strict pass.
+
 Acc is the mean over a task's checkpoints; Exec-Acc the share of its operate
 checkpoints that fully pass (None when it has none). State changes that no
 operate checkpoint accounts for are reported as collateral damage, except fields
@@ -78,6 +81,9 @@ def score_episode(
             results.append(check_operate(i, cp, h, before.get(cp.server, {}), after.get(cp.server, {})))
         elif isinstance(cp, OtherCheckpoint):
             results.append(_other(i, cp, trajectory))
+        if cp.rules_cannot_check and results[-1].score == 1.0:  # the rules can only fail it, never pass it
+            results[-1].score = None
+            results[-1].reason += f"; undecided by rules ({cp.rules_cannot_check}): left to a judge"
     scored = [r.score for r in results if r.score is not None]
     acc = sum(scored) / len(scored) if scored else 0.0
     ops = [r for r in results if r.type == "operate"]

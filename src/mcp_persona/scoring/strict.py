@@ -65,12 +65,14 @@ def compare_end_states(gold: Counter[Signature], agent: Counter[Signature]) -> E
     return EndStateComparison(not missing and not extra, missing, extra)
 
 
-def strict_pass(score: Mapping[str, Any]) -> bool:
-    """Every checkpoint scores exactly 1 (an undecided one does not), no collateral, and an equivalent end state."""
+def strict_pass(score: Mapping[str, Any], *, undecided_passes: bool = False) -> bool:
+    """Every checkpoint scores exactly 1 (an undecided one does not), no collateral, and an equivalent end state.
+
+    ``undecided_passes`` asks what the rules alone can tell (mutation testing of the rule checks)."""
     end = score.get("end_state") or {}
     return (
         bool(score["checkpoints"])
-        and all(c["score"] == 1.0 for c in score["checkpoints"])
+        and all(c["score"] == 1.0 or (undecided_passes and c["score"] is None) for c in score["checkpoints"])
         and not score["collateral"]
         and bool(end.get("equivalent"))
     )

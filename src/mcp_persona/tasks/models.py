@@ -58,6 +58,10 @@ class GoldStep(BaseModel):
 class _CheckpointBase(BaseModel):
     model_config = _STRICT
     summary: str = Field(min_length=1, description="what the checkpoint asks, in one sentence (for judges)")
+    rules_cannot_check: str | None = Field(
+        default=None, min_length=10,
+        description="what this checkpoint asks that no rule can decide (a tone, a faithful summary): where the "
+                    "rules would pass it, it is left undecided (score None) for a judge instead")
 
 
 class SearchCheckpoint(_CheckpointBase):
