@@ -189,4 +189,4 @@ async def test_rules_never_pass_what_they_cannot_check() -> None:
     assert record.score["acc"] == 1.0  # Acc is the mean over decided checkpoints
     assert record.score["strict"] is False  # an undecided checkpoint is not a pass
     wrong = await replay(task, gold_plan(task)[:-1])  # the text never sent: the rules can still fail it
-    assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.0
+    assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.5  # only the file message
