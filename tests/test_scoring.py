@@ -236,6 +236,14 @@ class TestValueMatches:
         assert not value_matches({"$in": ["accept", "tentative"]}, "decline")
         assert not value_matches({"$in": []}, "accept")
 
+    def test_all_and_alternatives(self) -> None:
+        content = '{"text": "Visit moved to 13:00 on March 16"}'
+        facts = {"$all": [{"$contains": "visit"}, {"$in": [{"$contains": "1 pm"}, {"$contains": "13:00"}]}]}
+        assert value_matches(facts, content)
+        assert not value_matches(facts, '{"text": "Visit moved"}')  # one fact missing
+        assert not value_matches(facts, '{"text": "ok"}')
+        assert value_matches({"$all": []}, "anything")  # no facts asked
+
     def test_has(self) -> None:
         assert value_matches({"$has": ZHAO}, [ME, ZHAO])
         assert value_matches({"$has": {"$contains": "zhao"}}, ["Chen Yu", "Zhao Min"])
