@@ -584,7 +584,23 @@ class TestEpisode:
     def test_to_dict(self) -> None:
         s = score_episode(make_task([search_cp("x")]), traj(answer="x"), {}, {})
         assert s.to_dict() == {"acc": 1.0, "exec_acc": None, "collateral": [], "checkpoints": [
-            {"index": 0, "type": "personalized_search", "score": 1.0, "reason": "all GT values in the final answer"}]}
+            {"index": 0, "type": "personalized_search", "score": 1.0, "reason": "all GT values in the final answer"}],
+            "ungrounded": ["x"], "answer_dump": False}  # "x" was answered but no tool ever returned it
+
+    def test_grounded_answers_and_dumps(self) -> None:
+        task = make_task([search_cp("Room 3F-Aurora")])
+        seen = score_episode(task, traj(call("get", result='{"location": "Room 3F-Aurora"}'),
+                                        answer="It is in Room 3F-Aurora."), {}, {})
+        assert seen.ungrounded == [] and seen.answer_dump is False
+        guessed = score_episode(task, traj(answer="It is in Room 3F-Aurora."), {}, {})
+        assert guessed.acc == 1.0 and guessed.ungrounded == ["Room 3F-Aurora"]  # Acc as in the paper
+        # reference answer "" -> the limit is 1500 characters
+        dump = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1500),
+                             {}, {})
+        assert dump.acc == 1.0 and dump.answer_dump is True
+        short = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1400),
+                              {}, {})
+        assert short.answer_dump is False
 
 
 # == collateral damage ============================================================================

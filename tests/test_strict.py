@@ -190,3 +190,28 @@ async def test_rules_never_pass_what_they_cannot_check() -> None:
     assert record.score["strict"] is False  # an undecided checkpoint is not a pass
     wrong = await replay(task, gold_plan(task)[:-1])  # the text never sent: the rules can still fail it
     assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.5  # only the file message
+
+
+def test_sloppy_agents_score_below_the_gold_chain() -> None:
+    """The benchmark's scripted agents on the collaboration tasks: each fault costs the strict pass."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "sloppy_agents.py"
+    spec = importlib.util.spec_from_file_location("sloppy_agents", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        metrics = module.main(["--tasks", "collab_*"])
+    finally:
+        sys.modules.pop(spec.name, None)
+    gold = metrics.pop("gold")
+    assert gold["strict_sr"] == 1.0 and gold["acc"] == 1.0
+    for name, m in metrics.items():
+        assert m["strict_sr"] < 0.5, name
+    assert metrics["writes twice"]["acc"] > 0.95  # the paper's Acc cannot see a second copy...
+    assert metrics["writes twice"]["strict_sr"] < 0.35  # ...the strict pass can
+    assert metrics["answer only"]["strict_sr"] == 0.0  # values never retrieved are not a pass

@@ -104,9 +104,10 @@ class ReplayAgent:
     name = "mutant"
     model = None
 
-    def __init__(self, calls: tuple[PlannedCall, ...], *, observe: bool = False) -> None:
+    def __init__(self, calls: tuple[PlannedCall, ...], *, observe: bool = False, paste_outputs: bool = False) -> None:
         self.calls = calls
         self.observe = observe
+        self.paste_outputs = paste_outputs  # answer with every tool output instead of the reference answer
         self.writes: set[Label] = set()
         self.creates: set[Label] = set()
         self.final_hash = ""
@@ -132,7 +133,8 @@ class ReplayAgent:
                 if any(sig[1] == "create" for sig in changes):
                     self.creates.add(planned.label)
         self.final_hash = canonical_hash(env.final_states())
-        trajectory.final_answer = task.reference_answer
+        trajectory.final_answer = ("\n".join(e.result for e in trajectory.tool_calls) if self.paste_outputs
+                                   else task.reference_answer)
         trajectory.stop_reason = "replayed"
 
 
@@ -155,37 +157,36 @@ def derive_mutants(task: Task, obs: GoldObservation) -> Iterator[Mutant]:
             yield Mutant("duplicate", label, None, f"{call.qualified} issued twice",
                          (*plan[:idx + 1], planned, *plan[idx + 1:]))
         start_text = normalize(json.dumps(starts.get(call.server, {}), ensure_ascii=False))
-        for path, value in _string_leaves(call.arguments):
-            new_args = _replace(call.arguments, path, NEUTRAL_TEXT) if _free_text(value, start_text) else None
+        for path, value in string_leaves(call.arguments):
+            new_args = replace_argument(call.arguments, path, NEUTRAL_TEXT) if is_free_text(value, start_text) else None
             if new_args is not None:
                 yield Mutant("free_text", label, path, f"{path} = {NEUTRAL_TEXT!r}",
                              _swap(plan, idx, call.model_copy(update={"arguments": new_args})))
             other = _other_entity(call.server, starts.get(call.server, {}), value)
             if other is not None:
-                yield Mutant("retarget", label, path, f"{path}: {value!r} -> {other!r}",
-                             _swap(plan, idx, call.model_copy(update={"arguments": _replace(call.arguments, path,
-                                                                                              other)})))
+                retargeted = call.model_copy(update={"arguments": replace_argument(call.arguments, path, other)})
+                yield Mutant("retarget", label, path, f"{path}: {value!r} -> {other!r}", _swap(plan, idx, retargeted))
 
 
 def _swap(plan: tuple[PlannedCall, ...], idx: int, call: GoldCall) -> tuple[PlannedCall, ...]:
     return (*plan[:idx], PlannedCall(plan[idx].label, plan[idx].round, call), *plan[idx + 1:])
 
 
-def _string_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+def string_leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
     """(dotted path, text) of every string in the arguments, JSON-string contents included (``content>text``);
     ``$ref`` values are skipped: they are ids produced by the chain, not chosen."""
     if isinstance(value, dict):
         if set(value) == {"$ref"}:
             return
         for k, v in value.items():
-            yield from _string_leaves(v, f"{prefix}.{k}" if prefix else k)
+            yield from string_leaves(v, f"{prefix}.{k}" if prefix else k)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from _string_leaves(v, f"{prefix}.{i}")
+            yield from string_leaves(v, f"{prefix}.{i}")
     elif isinstance(value, str):
         inner = _json_container(value)
         if inner is not None:
-            for path, text in _string_leaves(inner):
+            for path, text in string_leaves(inner):
                 yield f"{prefix}>{path}", text
         else:
             yield prefix, value
@@ -201,7 +202,7 @@ def _json_container(text: str) -> Any:
     return obj if isinstance(obj, dict | list) else None
 
 
-def _replace(args: dict[str, Any], path: str, new: str) -> dict[str, Any]:
+def replace_argument(args: dict[str, Any], path: str, new: str) -> dict[str, Any]:
     """A copy of ``args`` with the string at ``path`` replaced (``a>b`` reaches into a JSON string)."""
     outer, _, inner = path.partition(">")
     copy = json.loads(json.dumps(args))
@@ -225,7 +226,7 @@ def _replace_in(obj: Any, keys: list[str], new: str) -> Any:
     return obj
 
 
-def _free_text(value: str, start_text: str) -> bool:
+def is_free_text(value: str, start_text: str) -> bool:
     """Words the agent writes (a body, a title): not an id, a date, a number or a name that already exists."""
     text = value.strip()
     if len(text) < 3 or not any(ch.isalpha() for ch in text) or looks_like_id(text):

@@ -1,4 +1,5 @@
-"""The strict pass: every checkpoint 1, no collateral damage, and an end state equivalent to the gold replay's.
+"""The strict pass: every checkpoint 1, no collateral damage, an end state equivalent to the gold replay's, and
+an answer whose found values come from tool outputs (not guessed) and that does not paste them wholesale.
 
 Acc / SR-0.8 / Exec-Acc are the paper's metrics and stay as they are. The strict pass sits beside them
 (tau2-bench and AppWorld judge an episode the same way): an agent that writes twice, writes to the wrong
@@ -66,7 +67,8 @@ def compare_end_states(gold: Counter[Signature], agent: Counter[Signature]) -> E
 
 
 def strict_pass(score: Mapping[str, Any], *, undecided_passes: bool = False) -> bool:
-    """Every checkpoint scores exactly 1 (an undecided one does not), no collateral, and an equivalent end state.
+    """Every checkpoint scores exactly 1 (an undecided one does not), no collateral, an equivalent end state, and
+    an answer that is grounded in tool outputs and not a dump of them.
 
     ``undecided_passes`` asks what the rules alone can tell (mutation testing of the rule checks)."""
     end = score.get("end_state") or {}
@@ -74,6 +76,8 @@ def strict_pass(score: Mapping[str, Any], *, undecided_passes: bool = False) -> 
         bool(score["checkpoints"])
         and all(c["score"] == 1.0 or (undecided_passes and c["score"] is None) for c in score["checkpoints"])
         and not score["collateral"]
+        and not score.get("ungrounded")
+        and not score.get("answer_dump")
         and bool(end.get("equivalent"))
     )
 
