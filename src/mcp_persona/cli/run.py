@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from datetime import datetime
 from enum import StrEnum
@@ -85,18 +84,13 @@ def run(
         raise fail("--resume needs the --run-dir of the run to finish")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
-    tasks = load_suite(suite)
+    tasks = load_suite(suite, only)
     try:
         protocol = get_protocol(suite_info(suite).protocol)
         given = {k: v for k, v in {"candidates": candidates, "distractors": distractors}.items() if v is not None}
         settings = protocol.settings(given)
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
-    if only is not None:
-        patterns = [p.strip() for p in only.split(",") if p.strip()]
-        tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
-        if not tasks:
-            raise fail(f"--tasks {only!r} matches no task of {suite!r}")
     if limit is not None:
         tasks = tasks[:limit]
     try:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
 
 ToolPool = Literal["selected", "all"]
 
@@ -77,8 +78,9 @@ class Protocol:
         """What makes ``task`` unusable under this protocol, checked when a suite loads."""
         return []
 
-    async def validate_task(self, task: Task) -> list[str]:
-        """Replay-validate one task (``mcp-persona validate``)."""
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        """Replay-validate one task (``mcp-persona validate``); ``mutants``: also mutation-test its scoring
+        where the protocol can (results go to ``report``)."""
         raise NotImplementedError
 
     def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
@@ -105,7 +107,7 @@ class Protocol:
     def user_prompt(self, task: Task) -> str:
         return task.instruction
 
-    def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
         """The episode's score; ``acc`` in 0..1 is the one number every protocol fills (the store keeps it)."""
         raise NotImplementedError
 

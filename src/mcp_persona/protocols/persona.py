@@ -15,6 +15,7 @@ from mcp_persona.judges.failures import FailureClassification, classify_failure,
 from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
+from mcp_persona.scoring.strict import change_signatures, compare_end_states
 from mcp_persona.tasks import OperateCheckpoint, Task
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
 
 
 class PersonaProtocol(Protocol):
@@ -31,10 +33,10 @@ class PersonaProtocol(Protocol):
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
 
-    async def validate_task(self, task: Task) -> list[str]:
-        from mcp_persona.validate import check_task
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        from mcp_persona.validate import check_with_mutants
 
-        return await check_task(task)
+        return await check_with_mutants(task, report, mutants=mutants)
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         if tools == "selected":
@@ -49,8 +51,15 @@ class PersonaProtocol(Protocol):
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
 
-    def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
-        return score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        from mcp_persona.runner import gold_changes
+
+        score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
+        agent_changes = change_signatures(env.initial, env.final_states())
+        gold = await gold_changes(task, env.pool_kind)  # the strict pass compares end states with the gold's
+        score["end_state"] = (compare_end_states(gold, agent_changes).to_dict() if gold is not None
+                              else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": []})
+        return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         from mcp_persona.runner import judge_episode
@@ -64,7 +73,8 @@ class PersonaProtocol(Protocol):
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
         n = len(records) or 1
         metrics = suite_metrics(scores) | usage_metrics(records) | {
-            "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n}
+            "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
+            "n_undecided_checkpoints": sum(undecided(r) for r in records)}
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
@@ -78,8 +88,8 @@ class PersonaProtocol(Protocol):
             "failure_modes": failure_modes(records, by_id),
             "episodes": [
                 {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc,
-                 "exec_acc": s.exec_acc, "status": r.status, "stop_reason": r.trajectory.stop_reason,
-                 "error": r.error}
+                 "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
+                 "stop_reason": r.trajectory.stop_reason, "error": r.error}
                 for s, r in zip(scores, records, strict=True)
             ],
         }
@@ -89,12 +99,13 @@ class PersonaProtocol(Protocol):
 
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
                             f"tools={summary['tools']}")
-        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc"):
+        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
             table.add_column(col, justify="left" if col == "category" else "right")
         for cat, m in summary["by_category"].items():
-            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]))
+            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), pct(m["strict_sr"]))
         m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), style="bold")
+        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]),
+                      pct(m["strict_sr"]), style="bold")
         console.print(table)
         console.print(
             f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {pct(m['tool_error_rate'])}% · "
@@ -110,9 +121,15 @@ class PersonaProtocol(Protocol):
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
     """An errored episode scores 0 (its operate checkpoints too): errors are failures, not gaps."""
     if record.status == "ok" and record.score is not None:
-        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"])
+        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"],
+                            bool(record.score.get("strict")))
     has_ops = any(isinstance(c, OperateCheckpoint) for c in task.checkpoints)
     return EpisodeScore(task.id, task.category, 0.0, 0.0 if has_ops else None)
+
+
+def undecided(record: EpisodeRecord) -> int:
+    """Checkpoints the rules could not decide and no judge decided (they never count as passed)."""
+    return sum(1 for c in (record.score or {}).get("checkpoints", []) if c["score"] is None)
 
 
 def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from mcp_persona.runner import RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
 
 SYSTEM = """You are an assistant that carries out the user's request by calling tools.
 Current time: {now}.
@@ -66,7 +67,8 @@ class MCPAgentBenchProtocol(Protocol):
                  if c.tool in lib and lib[c.tool].server != c.server]
         return shape_problems(task) + [f"gold tool {u} is not in the library" for u in unknown] + wrong
 
-    async def validate_task(self, task: Task) -> list[str]:
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        # no checkpoints to mutate: the score compares calls with the gold calls directly
         from mcp_persona.protocols.mcpagentbench.validate import check_task
 
         return await check_task(task, self)
@@ -92,7 +94,7 @@ class MCPAgentBenchProtocol(Protocol):
     def user_prompt(self, task: Task) -> str:
         return task.instruction
 
-    def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
         return scoring.score_episode(task, trajectory)
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
