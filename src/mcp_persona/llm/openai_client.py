@@ -40,6 +40,7 @@ class OpenAIChatClient:
         timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int = DEFAULT_CONCURRENCY,
+        scope: str = "agent",
     ) -> None:
         import openai  # imported here: the offline path never needs it
 
@@ -60,6 +61,7 @@ class OpenAIChatClient:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.max_concurrency = max_concurrency
+        self.scope = scope  # whose requests share the endpoint's limit ("agent", "judge")
         self._official = base_url is None or "api.openai.com" in base_url
 
     @property
