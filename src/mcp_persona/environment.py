@@ -9,14 +9,15 @@ they can run concurrently.
 from __future__ import annotations
 
 import time
+import weakref
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp import Client
 from mcp.types import TextContent
 
-from mcp_persona.apps import AppEnv, get_app
+from mcp_persona.apps import App, AppEnv, get_app
 from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
@@ -24,7 +25,7 @@ from mcp_persona.trajectory import ToolCallEvent
 SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: one object per listed tool, shared by every episode
 class PoolTool:
     exposed: str
     server: str
@@ -65,20 +66,16 @@ class Environment:
             for name, env in self.apps.items():
                 client = Client(env.app.server(env))
                 self.clients[name] = await self._stack.enter_async_context(client)
-                listed = await client.list_tools()
-                for t in listed.tools:
-                    exposed = t.name if self.spec.bare_names else f"{name}{SEP}{t.name}"
-                    tool = PoolTool(exposed, name, t.name, t.description or "", t.input_schema)
+                for tool in await app_tools(env.app, client, bare=self.spec.bare_names):
                     self._by_exposed[tool.exposed] = tool
             if self.spec.tools is None:
                 self.pool = list(self._by_exposed.values())
             else:  # exactly the listed tools, in the listed order; nothing else is reachable
-                wanted = [(s, t) for s, t in self.spec.tools]
                 found = {(p.server, p.name): p for p in self._by_exposed.values()}
-                missing = [f"{s}:{t}" for s, t in wanted if (s, t) not in found]
+                missing = [f"{s}:{t}" for s, t in self.spec.tools if (s, t) not in found]
                 if missing:
                     raise KeyError(f"the pool names tools no server has: {', '.join(missing)}")
-                self.pool = [found[w] for w in wanted]
+                self.pool = [found[w] for w in self.spec.tools]
                 self._by_exposed = {p.exposed: p for p in self.pool}
         except BaseException:
             await self._stack.aclose()
@@ -110,6 +107,26 @@ class Environment:
 
     def internal_errors(self) -> list[str]:
         return [f"{name}: {err}" for name, env in self.apps.items() for err in env.internal_errors]
+
+
+_LISTED: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
+_BARE: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
+
+
+async def app_tools(app: App, client: Client, *, bare: bool = False) -> tuple[PoolTool, ...]:
+    """The app's tools as its MCP server lists them: listed once per app and process, since an app's tools
+    never change; calls still go through each episode's own server. ``bare``: exposed under the tool's own
+    name rather than ``server__tool``."""
+    tools = _LISTED.get(app)
+    if tools is None:
+        listed = await client.list_tools()
+        tools = _LISTED[app] = tuple(PoolTool(f"{app.name}{SEP}{t.name}", app.name, t.name, t.description or "",
+                                              t.input_schema) for t in listed.tools)
+    if not bare:
+        return tools
+    if app not in _BARE:
+        _BARE[app] = tuple(replace(t, exposed=t.name) for t in tools)
+    return _BARE[app]
 
 
 def _extra_context(task: Task, available: list[str]) -> str:

@@ -17,6 +17,7 @@ from mcp_persona.protocols import get_protocol
 from mcp_persona.runner import RunConfig
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task
+from mcp_persona.trajectory import Trajectory
 
 
 def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -38,6 +39,18 @@ def usage_metrics(records: Sequence[EpisodeRecord]) -> dict[str, float]:
         "avg_input_tokens": sum(t.usage.input_tokens for t in trajs) / n,
         "avg_output_tokens": sum(t.usage.output_tokens for t in trajs) / n,
         "avg_elapsed_s": sum(t.elapsed_s for t in trajs) / n,
+        **tool_def_stats(trajs),
+    }
+
+
+def tool_def_stats(trajs: Sequence[Trajectory]) -> dict[str, float]:
+    """What the tool definitions cost per model request (mean over requests, and the largest)."""
+    per_request = [(t.tool_def_chars, t.tool_def_tokens) for t in trajs for _ in t.model_calls]
+    n = len(per_request) or 1
+    return {
+        "tool_def_chars_per_request": sum(c for c, _ in per_request) / n,
+        "tool_def_tokens_per_request": sum(k for _, k in per_request) / n,
+        "tool_def_tokens_max": max((k for _, k in per_request), default=0),
     }
 
 
