@@ -369,10 +369,10 @@ def page_view(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def page_action(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    sessions = _table(env, "sessions")
-    if not sessions:
+    tabs = _table(env, "tabs")
+    if not tabs:
         raise ToolFailure("no page is open; navigate to a page first", kind="conflict")
-    page = sessions[-1]
+    page = tabs[-1]
     if args["action"] not in page["available_actions"]:
         raise ToolFailure(f"action: {args['action']!r} is not possible on {page['url']} "
                           f"(possible: {', '.join(page['available_actions']) or 'none'})", kind="range")
