@@ -54,6 +54,17 @@ def _span(args: Args, start: str, end: str) -> int:
     return days
 
 
+def _number(args: Args, field: str) -> float:
+    """A number the real tool takes as text ("1.5")."""
+    try:
+        value = float(args[field])
+    except (TypeError, ValueError):
+        raise ToolFailure(f"{field}: {args[field]!r} is not a number", kind="type") from None
+    if not math.isfinite(value):
+        raise ToolFailure(f"{field}: must be a finite number", kind="range")
+    return value
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.casefold()))
 
@@ -185,12 +196,12 @@ def audio_edit(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     source = refs["audio_file"]
     duration = source["duration_s"]
     if "speed_factor" in args:
-        factor = float(args["speed_factor"])
+        factor = _number(args, "speed_factor")
         if not 0.25 <= factor <= 4:
             raise ToolFailure("speed_factor must be between 0.25 and 4", kind="range")
         duration = round(duration / factor, 1)
     if "start_time" in args:
-        start, end = float(args["start_time"]), float(args["end_time"])
+        start, end = _number(args, "start_time"), _number(args, "end_time")
         if not 0 <= start < end <= duration:
             raise ToolFailure(f"start_time/end_time must satisfy 0 <= start < end <= {duration}", kind="range")
         duration = round(end - start, 1)

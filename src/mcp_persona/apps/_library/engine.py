@@ -144,6 +144,17 @@ def _one(env: AppEnv, tool: ToolDef, table_name: str, param: str, m: Match, valu
     return found[0]
 
 
+def _count(param: str, value: Any) -> int:
+    """A result cap; some real tools take it as a string ("10"), so text is accepted if it is a number."""
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise ToolFailure(f"{param}: {value!r} is not a whole number", kind="type") from None
+    if n < 0:
+        raise ToolFailure(f"{param}: must not be negative", kind="range")
+    return n
+
+
 def new_id(env: AppEnv, spec: LibraryFile, table_name: str, args: dict[str, Any]) -> str:
     """An id from the record's content and the table's size: the same calls give the same ids in every
     run, whatever else the episode opened (unlike a draw from the episode's random generator)."""
@@ -165,7 +176,7 @@ def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any])
             key = tool.sort.lstrip("-")
             rows.sort(key=lambda r: (r.get(key) is None, r.get(key) or 0), reverse=tool.sort.startswith("-"))
         if tool.limit and tool.limit in args:
-            rows = rows[: int(args[tool.limit])]
+            rows = rows[: _count(tool.limit, args[tool.limit])]
         shown = [{k: r[k] for k in tool.fields if k in r} if tool.fields else r for r in rows]
         result = {"count": len(shown), "results": shown}
     elif tool.op == "get":
