@@ -319,7 +319,10 @@ def port_scan(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
         if not lo.isdigit() or (hi and not hi.isdigit()):
             raise ToolFailure(f"ports: {args['ports']!r} is not a list of ports or ranges (22,80,1000-2000)",
                               kind="type")
-        wanted.update(range(int(lo), int(hi or lo) + 1))
+        first, last = int(lo), int(hi or lo)
+        if not 0 < first <= last <= 65535:
+            raise ToolFailure(f"ports: {part.strip()!r} is not a port range within 1-65535", kind="range")
+        wanted.update(range(first, last + 1))
     return {"host": host["host"], "open_ports": [p for p in host["open_ports"] if p["port"] in wanted]}
 
 
