@@ -55,8 +55,13 @@ class Episode:
         """Start-up time of each real server in this episode (launch, initialize, list tools)."""
         return {name: s.setup_seconds for name, s in self.real.items()}
 
-    async def list_tools(self) -> dict[str, list[Tool]]:
-        out: dict[str, list[Tool]] = {name: list(s.tools) for name, s in self.real.items()}
+    async def list_tools(self, *, catalogue_only: bool = True) -> dict[str, list[Tool]]:
+        """Each server's tools. A real server's come from the server itself (its live schemas); by
+        default only those LiveMCPTool lists, so the pool matches the benchmark's."""
+        out: dict[str, list[Tool]] = {}
+        for name, session in self.real.items():
+            names = set(catalogue()[name].tool_names)
+            out[name] = [t for t in session.tools if not catalogue_only or t.name in names]
         for name, client in self.simulated.items():
             out[name] = list((await client.list_tools()).tools)
         return out
