@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import signal
 import time
 from collections import deque
 from contextlib import AsyncExitStack
@@ -27,7 +28,8 @@ from typing import Any, Literal
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult, TextContent, Tool
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, CallToolResult, TextContent, Tool
 
 NODE_PREFIX_ENV = "MCP_PERSONA_NODE_PREFIX"
 SERVERS_DIR_ENV = "MCP_PERSONA_SERVERS_DIR"
@@ -136,7 +138,18 @@ class RealSession:
         env = {"HOME": str(self.state_dir), "TMPDIR": str(self.state_dir), "TZ": self.timezone,
                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         env |= {k: v.format(**fill) for k, v in self.spec.env.items()}
-        return StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(self.files_dir))
+        # Through sh, which records the server's pid (its process group, as the SDK starts a new session)
+        # and then becomes the server: after the episode the whole group is killed, so a child the
+        # server left behind cannot outlive the episode even when the server itself exited cleanly.
+        wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', str(self.state_dir / "pid"), *argv]
+        return StdioServerParameters(command=wrapper[0], args=wrapper[1:], env=env, cwd=str(self.files_dir))
+
+    def _kill_group(self) -> None:
+        try:
+            self.pid = int((self.state_dir / "pid").read_text().strip())
+            os.killpg(self.pid, signal.SIGKILL)
+        except (OSError, ValueError):
+            pass  # never started, or the whole group is gone already
 
     async def run(self) -> None:
         """The owner task: start, serve until :meth:`close`, stop. Never raises."""
@@ -169,6 +182,7 @@ class RealSession:
                 raise
         finally:
             self._client = None
+            self._kill_group()
             self._ready.set()
             self._done.set()
 
@@ -187,6 +201,11 @@ class RealSession:
         try:
             with anyio.fail_after(self.call_timeout):
                 return await client.call_tool(tool, arguments)
+        except MCPError as exc:
+            if exc.code != CONNECTION_CLOSED:  # the server answered with a protocol error: it is still fine
+                return error_result(f"{self.name}.{tool}: {exc.message}")
+            self.failure = f"real server {self.name} failed during {tool}: the connection closed"
+            self.failure += _stderr_tail(self.state_dir / "stderr.log")
         except TimeoutError:
             self.failure = (f"real server {self.name} did not answer {tool} within {self.call_timeout:g} s; "
                             "it was stopped")
