@@ -107,6 +107,21 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+_NOT_FACETS = re.compile(r"sort|order|format|theme|lang|unit|mode|type_of_output|style|interval|period|direction",
+                         re.IGNORECASE)
+
+
+def enum_facets(server: dict) -> dict[str, list[str]]:
+    """The string enums of a server's tools that describe a record (not how to sort or print it)."""
+    out: dict[str, list[str]] = {}
+    for tool in server["tools"]:
+        for prop, node in (tool["input_schema"].get("properties") or {}).items():
+            values = node.get("enum") or (node.get("items") or {}).get("enum")
+            if values and all(isinstance(v, str) for v in values) and not _NOT_FACETS.search(prop):
+                out.setdefault(prop, list(values))
+    return out
+
+
 def main() -> None:
     catalogue = json.loads((OUT.parent / "catalogue.json").read_text(encoding="utf-8"))
     out: dict[str, object] = {}
@@ -117,6 +132,7 @@ def main() -> None:
         entity, items = THEMES.get(name, ("record", [f"{name} item {i}" for i in range(1, 6)]))
         rng = random.Random(f"livemcptool/{name}")
         prefix = (slug(name).replace("-", "")[:6] or "rec")
+        facets = enum_facets(server)
         records = []
         for i, item in enumerate(items, 1):
             head, _, rest = item.partition(" ")
@@ -130,6 +146,8 @@ def main() -> None:
                       "summary": f"{title}: a {entity} ({', '.join(tags)}), listed {day:%d %B %Y}."}
             if symbol:
                 record["symbol"] = symbol
+            if facets:  # what the server's enum filters (a category, a kind) select records by
+                record["facets"] = {prop: rng.choice(values) for prop, values in sorted(facets.items())}
             records.append(record)
         out[name] = {"entity": entity, "prefix": prefix, "records": records}
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -224,8 +224,23 @@ class CatalogueApp(App):
         return {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
 
     def _lookup(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        _, record = self._find(env, tool, args)
-        return {"tool": tool.name, self.entity: record}
+        """The record an argument names exactly; failing that, the records that hold most of the
+        call's terms (``get-tickets`` from one city to another); failing that, not found."""
+        try:
+            _, record = self._find(env, tool, args)
+            return {"tool": tool.name, self.entity: record}
+        except ToolFailure as missing:
+            terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
+            best = []
+            for r in self._visible(env):
+                hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
+                score = sum(1 for w in terms if w in hay)
+                if terms and score * 2 >= len(terms):
+                    best.append((-score, r["id"], r))
+            if not best:
+                raise missing from None
+            best.sort(key=lambda x: (x[0], x[1]))
+            return {"tool": tool.name, "matches": [r for _, _, r in best[:self._limit(tool, args)]]}
 
     def _new_id(self, env: AppEnv) -> str:
         n = env.tree.data["next"]
