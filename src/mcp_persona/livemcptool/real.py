@@ -14,6 +14,7 @@ stops answering sensibly fails that call with a clear message and is stopped, an
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import shutil
@@ -65,6 +66,18 @@ REAL_SERVERS: dict[str, RealSpec] = {s.name: s for s in (
     RealSpec("word-document-server", "python", "word", "word_mcp_server", "1.1.11"),
     RealSpec("ppt", "python", "ppt", "ppt_mcp_server", "2.0.7"),
 )}
+
+
+class _BannerFilter(logging.Filter):
+    """Office servers print a start-up banner on stdout; the SDK skips such lines but logs each with a
+    traceback. Those lines are harmless, so their records are dropped; a server that writes garbage
+    instead of an answer is caught by the call's timeout and reported on the call."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Failed to parse JSONRPC message")
+
+
+logging.getLogger("mcp.client.stdio").addFilter(_BannerFilter())
 
 
 def _project_root() -> Path:
