@@ -11,16 +11,16 @@ from __future__ import annotations
 import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from mcp import Client
 from mcp.types import TextContent
 
-from mcp_persona.apps import AppEnv, app_names, get_app
+from mcp_persona.apps import AppEnv, get_app
+from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
-ToolPool = Literal["selected", "all"]
 SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
 
 
@@ -34,10 +34,19 @@ class PoolTool:
 
 
 class Environment:
-    def __init__(self, task: Task, *, tools: ToolPool = "selected") -> None:
+    """``protocol`` (default: the persona protocol) builds the pool unless ``pool`` is given outright."""
+
+    def __init__(self, task: Task, *, tools: ToolPool = "selected", protocol: Protocol | None = None,
+                 pool: PoolSpec | None = None) -> None:
+        if protocol is None:
+            from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
+
+            protocol = get_protocol(DEFAULT_PROTOCOL)
         self.task = task
         self.pool_kind = tools
-        names = task.server_names if tools == "selected" else _all_servers(task)
+        self.protocol = protocol
+        self.spec = pool if pool is not None else protocol.pool(task, {}, tools)
+        names = list(self.spec.servers)
         self.apps: dict[str, AppEnv] = {}
         self.initial: dict[str, dict[str, Any]] = {}
         for i, name in enumerate(names):
@@ -58,9 +67,19 @@ class Environment:
                 self.clients[name] = await self._stack.enter_async_context(client)
                 listed = await client.list_tools()
                 for t in listed.tools:
-                    tool = PoolTool(f"{name}{SEP}{t.name}", name, t.name, t.description or "", t.input_schema)
-                    self.pool.append(tool)
+                    exposed = t.name if self.spec.bare_names else f"{name}{SEP}{t.name}"
+                    tool = PoolTool(exposed, name, t.name, t.description or "", t.input_schema)
                     self._by_exposed[tool.exposed] = tool
+            if self.spec.tools is None:
+                self.pool = list(self._by_exposed.values())
+            else:  # exactly the listed tools, in the listed order; nothing else is reachable
+                wanted = [(s, t) for s, t in self.spec.tools]
+                found = {(p.server, p.name): p for p in self._by_exposed.values()}
+                missing = [f"{s}:{t}" for s, t in wanted if (s, t) not in found]
+                if missing:
+                    raise KeyError(f"the pool names tools no server has: {', '.join(missing)}")
+                self.pool = [found[w] for w in wanted]
+                self._by_exposed = {p.exposed: p for p in self.pool}
         except BaseException:
             await self._stack.aclose()
             raise
@@ -103,7 +122,3 @@ def _extra_context(task: Task, available: list[str]) -> str:
         raise ValueError("an app in the pool has no context to run on")
     return available[0]
 
-
-def _all_servers(task: Task) -> list[str]:
-    # The task's own servers first, then every other app (each on its first context).
-    return task.server_names + [n for n in app_names() if n not in task.server_names]

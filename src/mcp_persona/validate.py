@@ -20,6 +20,7 @@ from typing import Any
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
+from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
 from mcp_persona.scoring.normalize import appears_in, decoded, normalize
@@ -189,11 +190,13 @@ def duplicate_tasks(tasks: Sequence[Task]) -> list[str]:
     return problems
 
 
-async def validate_all(tasks: Sequence[Task]) -> Report:
+async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None) -> Report:
+    """Every context loads; no two tasks are the same; each task passes its protocol's replay check."""
+    protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
     check_contexts(report)
     report.problems.extend(duplicate_tasks(tasks))
     for task in tasks:
         report.tasks_checked += 1
-        report.problems.extend(f"task {task.id}: {p}" for p in await check_task(task))
+        report.problems.extend(f"task {task.id}: {p}" for p in await protocol.validate_task(task))
     return report

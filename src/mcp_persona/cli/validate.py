@@ -14,10 +14,12 @@ def validate(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
 ) -> None:
     """Load every data file and replay every task's gold chain; fail on any imperfect task."""
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.tasks import suite_info
     from mcp_persona.validate import validate_all
 
     items = load_suite(suite)
-    report = anyio.run(validate_all, items)
+    report = anyio.run(validate_all, items, get_protocol(suite_info(suite).protocol))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}")
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "

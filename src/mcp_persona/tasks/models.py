@@ -126,7 +126,7 @@ class Task(BaseModel):
     suite: str
     category: Literal[
         "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other"
-    ] = Field(description="the paper's task groups: four single-server, three cross-server")
+    ] = Field("other", description="MCP-Persona's task groups: four single-server, three cross-server")
     variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)
@@ -134,13 +134,17 @@ class Task(BaseModel):
     servers: list[ServerContext] = Field(min_length=1)
     clock: TaskClock
     gold: list[GoldStep] = Field(default_factory=list)
-    checkpoints: list[Checkpoint] = Field(min_length=1)
+    checkpoints: list[Checkpoint] = Field(
+        default_factory=list, description="what is scored under MCP-Persona (that protocol requires one or more)")
     reference_answer: str = Field(default="", description="the final answer a perfect agent gives")
     difficulty: Literal["easy", "medium", "hard"] | None = None
     key_points: list[str] = Field(default_factory=list)
     implicit_context: list[str] = Field(
         default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
     )
+    type: Literal["single", "dual_serial", "dual_parallel", "multi"] | None = Field(
+        default=None, description="MCPAgentBench: the shape of the gold chain")
+    domain: Literal["daily", "professional"] | None = Field(default=None, description="MCPAgentBench: the domain")
     seed: int = 0
 
     @model_validator(mode="after")
