@@ -1,0 +1,39 @@
+"""``mcp-persona route``: the copilot's retrieval from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from mcp_persona.cli.common import console, fail
+
+
+def route(
+    query: Annotated[str, typer.Argument(help="what the tool should do (or 'server: ... tool: ...')")],
+    library: Annotated[str, typer.Option(help="the tool library to search")] = "livemcptool",
+    top: Annotated[int, typer.Option(min=1, max=50, help="how many tools to return")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="a JSON list of {server, tool, score}")] = False,
+) -> None:
+    """Rank a library's tools for a query (BM25, LiveMCPBench's server/tool weighting)."""
+    from mcp_persona.retrieval import get_router
+
+    try:
+        hits = get_router(library).route(query, top=top)
+    except KeyError as exc:
+        raise fail(str(exc.args[0])) from exc
+    if as_json:
+        typer.echo(json.dumps([h.to_dict() for h in hits], indent=2))
+        return
+    table = Table(title=f"{library}: {query}")
+    for col in ("server", "tool", "score"):
+        table.add_column(col, justify="right" if col == "score" else "left")
+    for h in hits:
+        table.add_row(h.server, h.tool, f"{h.score:.3f}")
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(route)
