@@ -3,6 +3,7 @@
 from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info
 from mcp_persona.tasks.models import (
     Checkpoint,
+    FileCheck,
     GoldCall,
     GoldStep,
     OperateCheckpoint,
@@ -14,6 +15,7 @@ from mcp_persona.tasks.models import (
 
 __all__ = [
     "Checkpoint",
+    "FileCheck",
     "GoldCall",
     "GoldStep",
     "OperateCheckpoint",
