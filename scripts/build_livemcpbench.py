@@ -95,7 +95,8 @@ def office() -> list[dict[str, Any]]:
             f"What is the total of the {col} column in the Sales sheet of {name} in my working folder?",
             [[read_sheet(name, sheet)], [call("calculator", "calculate", expression=expr)]],
             f"The {col} total is {num(total)}.",
-            [f"Read the {col} values of every region from {name}", f"Report the total {num(total)}"],
+            [f"Read the Sales sheet of the spreadsheet {name}",
+             f"Calculate the total of the {col} column: {num(total)}"],
             checks=[gt(f"the {col} total", num(total))], inputs=[name], difficulty="easy"))
     for i in range(6):  # total written back into the workbook
         col, rows = sheet_rows(10 + i)
@@ -112,8 +113,8 @@ def office() -> list[dict[str, Any]]:
              [call("excel", "excel_write_to_sheet", fileAbsolutePath=f"{W}/{name}", sheetName=sheet,
                    newSheet=False, range=f"{cell}:{cell}", values=[[total]])]],
             f"The {col} total is {num(total)}; I wrote it to {cell}.",
-            [f"Compute the {col} total {num(total)} from {name}", f"Write the total into cell {cell} of sheet Budget",
-             "Report the total"],
+            [f"Read the Budget sheet of the spreadsheet {name}", f"Calculate the total of the {col} column: "
+             f"{num(total)}", f"Write the total into cell {cell} of the Budget sheet"],
             checks=[gt(f"the {col} total", num(total))],
             files=[{"path": name, "summary": f"{cell} holds the total", "cells": {f"{sheet}!{cell}": total}}],
             inputs=[name]))
@@ -133,8 +134,9 @@ def office() -> list[dict[str, Any]]:
              [call("word-document-server", "add_paragraph", filename=f"{W}/{report}",
                    text=f"{best[0]} had the highest {col} figure: {num(best[1])}.")]],
             f"{report} is written: {best[0]} leads with {num(best[1])}.",
-            [f"Find that {best[0]} has the highest {col} figure ({num(best[1])})",
-             f"Create {report} with the heading '{title}'", "State the region and the figure in the document"],
+            [f"Read the spreadsheet {name}: {best[0]} has the highest {col} figure ({num(best[1])})",
+             f"Create the Word document {report} with the heading '{title}'",
+             "Add a paragraph to the document naming the region and its figure"],
             checks=[gt("the leading region", best[0])],
             files=[{"path": report, "summary": "the report names the region and its figure",
                     "contains": [title, best[0], num(best[1])]}],
@@ -153,8 +155,9 @@ def office() -> list[dict[str, Any]]:
             f"Make a PowerPoint deck {deck} in my working folder from {name}: one slide per region, each titled "
             f"with the region name and its {col} figure.",
             steps, f"{deck} has {len(regions)} slides, one per region.",
-            [f"Read the {len(regions)} regions of {name}", f"Create {deck} with one slide per region",
-             f"Title each slide with the region and its {col} figure"],
+            [f"Read the {len(regions)} regions of the spreadsheet {name}",
+             f"Create a PowerPoint presentation with one slide per region, titled with the region and its {col} "
+             "figure", f"Save the presentation as {deck}"],
             files=[{"path": deck, "summary": "one slide per region with its figure", "min_slides": len(regions),
                     "contains": [f"{r}: {num(v)}" for r, v in rows[1:]]}],
             inputs=[name], difficulty="hard"))
@@ -175,7 +178,8 @@ def office() -> list[dict[str, Any]]:
             [[call("word-document-server", "get_document_text", filename=f"{W}/{name}")],
              [call("calculator", "calculate", expression=f"{amount}/3")]],
             f"{amount} USD approved, {num(amount / 3)} USD per month.",
-            [f"Read the approved budget {amount} USD from {name}", f"Report {num(amount / 3)} USD per month"],
+            [f"Read the text of the Word document {name}: the approved budget is {amount} USD",
+             f"Calculate the monthly figure {amount} / 3 = {num(amount / 3)} USD"],
             checks=[gt("the approved budget", str(amount)), gt("the monthly figure", num(amount / 3))],
             inputs=[name], difficulty="easy"))
     for i in range(5):  # filter a CSV with the file system
@@ -195,7 +199,8 @@ def office() -> list[dict[str, Any]]:
             [[call("filesystem", "read_file", path=f"{W}/{name}")],
              [call("filesystem", "write_file", path=f"{W}/{dest}", content=content)]],
             f"{dest} has {len(keep)} rows: {', '.join(r[0] for r in keep)}.",
-            [f"Read {name}", f"Keep only rows priced above {thr}", f"Write them to {dest} with the header"],
+            [f"Read the CSV file {name}", f"Keep only the rows priced above {thr}",
+             f"Write the kept rows with the header to the new file {dest}"],
             checks=[gt("the items kept", *[r[0] for r in keep])],
             files=[{"path": dest, "summary": "the expensive rows and none other",
                     "contains": [r[0] for r in keep], "absent": [r[0] for r in drop]}],
@@ -210,14 +215,14 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
     out = []
     for i, (a, b) in enumerate(pairs):
         va, vb = rec(server, a)["value"], rec(server, b)["value"]
-        hi, lo = (a, b) if va >= vb else (b, a)
+        hi = a if va >= vb else b
         diff = abs(va - vb)
         out.append(task(
             f"{prefix}_{i + 1}", domain, question(a, b),
             [[lookup(a), lookup(b)], [call("calculator", "calculate", expression=f"{max(va, vb)}-{min(va, vb)}")]],
             f"{a}: {num(va)}, {b}: {num(vb)}; {hi} is higher by {num(diff)}.",
-            [f"Look up the {noun} of {a} ({num(va)})", f"Look up the {noun} of {b} ({num(vb)})",
-             f"Say that {hi} is higher, by {num(diff)}"],
+            [f"Look up the {noun} of {a}: {num(va)}", f"Look up the {noun} of {b}: {num(vb)}",
+             f"Calculate the difference: {hi} is higher by {num(diff)}"],
             checks=[gt(f"both {noun}s", num(va), num(vb)), gt("the difference", num(diff))]))
     return out
 
@@ -240,8 +245,9 @@ def finance() -> list[dict[str, Any]]:
             [[call("mcp-crypto-price", "get-crypto-price", symbol=c) for c in coins],
              [call("calculator", "calculate", expression=expr)]],
             f"{coins[0]} {num(prices[0])}, {coins[1]} {num(prices[1])}; total {num(total)}.",
-            [f"Look up the {coins[0]} price ({num(prices[0])})", f"Look up the {coins[1]} price ({num(prices[1])})",
-             f"Report the total value {num(total)}"],
+            [f"Look up the current crypto price of {coins[0]}: {num(prices[0])}",
+             f"Look up the current crypto price of {coins[1]}: {num(prices[1])}",
+             f"Calculate the total value of the holdings: {num(total)}"],
             checks=[gt("the two prices", num(prices[0]), num(prices[1])), gt("the total", num(total))]))
     for i, (a, b) in enumerate([("005930", "000660"), ("035420", "035720"), ("005380", "051910"),
                                 ("005930", "005380")]):
@@ -255,8 +261,9 @@ def finance() -> list[dict[str, Any]]:
             [[call("kospi-kosdaq", "get_stock_market_cap", ticker=t, fromdate="20260401", todate="20260430")
               for t in (a, b)], [call("calculator", "calculate", expression=f"{va}+{vb}")]],
             f"{names[0]} {num(va)}, {names[1]} {num(vb)}; combined {num(total)}.",
-            [f"Market cap of {a} ({names[0]}): {num(va)}", f"Market cap of {b} ({names[1]}): {num(vb)}",
-             f"Combined: {num(total)}"],
+            [f"Get the market cap of the Korean ticker {a} ({names[0]}): {num(va)}",
+             f"Get the market cap of the Korean ticker {b} ({names[1]}): {num(vb)}",
+             f"Calculate the combined market cap: {num(total)}"],
             checks=[gt("both caps", num(va), num(vb)), gt("the combined cap", num(total))]))
     return out
 
@@ -279,7 +286,8 @@ def lifestyle() -> list[dict[str, Any]]:
             [[call("howtocook-mcp", "mcp_howtocook_getRecipeById", query=n) for n in (a, b)],
              [call("calculator", "calculate", expression=f"{va}+{vb}")]],
             f"{a} {num(va)}, {b} {num(vb)}; total {num(va + vb)}.",
-            [f"Calories of {a}: {num(va)}", f"Calories of {b}: {num(vb)}", f"Total: {num(va + vb)}"],
+            [f"Look up the recipe {a} and its calories: {num(va)}", f"Look up the recipe {b} and its calories: "
+             f"{num(vb)}", f"Calculate the total calories: {num(va + vb)}"],
             checks=[gt("each recipe's calories", num(va), num(vb)), gt("the total", num(va + vb))]))
     for i, city in enumerate(["Tokyo", "London", "New York", "Beijing", "Paris"]):
         v = rec("weather", city)["value"]
@@ -291,7 +299,8 @@ def lifestyle() -> list[dict[str, Any]]:
             [[call("weather", "get_weather_by_city", city=city)],
              [call("filesystem", "write_file", path=f"{W}/{dest}", content=f"{city}: {num(v)}\n")]],
             f"{city}'s forecast index is {num(v)}; saved to {dest}.",
-            [f"Look up {city}'s forecast index ({num(v)})", f"Write it to {dest}"],
+            [f"Look up the weather forecast index for {city}: {num(v)}",
+             f"Write the city and its index to the text file {dest}"],
             checks=[gt("the index", num(v))],
             files=[{"path": dest, "summary": "the note holds the city and its index", "contains": [city, num(v)]}],
             difficulty="easy"))
@@ -314,18 +323,28 @@ def leisure() -> list[dict[str, Any]]:
             [[call("ygocdb", "search_cards", query=name)],
              [call("ygocdb", "get_card_by_id", id={"$ref": "0.0:results.0.id"})]],
             f"{name}: id {r['id']}, price {num(r['value'])}.",
-            [f"Find the card '{name}' ({r['id']})", f"Report its price {num(r['value'])}"],
+            [f"Search the Yu-Gi-Oh! cards for '{name}'",
+             f"Get the card by its id {r['id']}: its price is {num(r['value'])}"],
             checks=[gt("the card's id and price", r["id"], num(r["value"]))]))
-    for i, topic in enumerate(["tiny database", "remote work", "Rust 2.0 roadmap", "SQLite internals"]):
-        r = next(x for x in DS["hackernews"]["records"] if topic.lower() in x["name"].lower())
+    stories = DS["hackernews"]["records"]
+    for i, (x, y) in enumerate([("tiny database", "remote work"), ("Rust 2.0 roadmap", "SQLite internals"),
+                                ("devtools startup", "tiny database"), ("SQLite internals", "remote work")]):
+        rx, ry = (next(r for r in stories if t.lower() in r["name"].lower()) for t in (x, y))
+        top = rx if rx["value"] >= ry["value"] else ry
+        diff = abs(rx["value"] - ry["value"])
         out.append(task(
-            f"leisure_hn_story_{i + 1}", "leisure",
-            f"Find the Hacker News story about '{topic}' and tell me its title and its points.",
-            [[call("hackernews", "search", query=topic)],
-             [call("hackernews", "getStory", id={"$ref": "0.0:results.0.id"})]],
-            f"'{r['name']}' has {num(r['value'])} points.",
-            [f"Find the story '{r['name']}'", f"Report its points ({num(r['value'])})"],
-            checks=[gt("the story's points", num(r["value"]))], difficulty="easy"))
+            f"leisure_hn_points_{i + 1}", "leisure",
+            f"On Hacker News, which story got more points: the one about '{x}' or the one about '{y}'? "
+            f"Give both titles with their points and the gap.",
+            [[call("hackernews", "search", query=x), call("hackernews", "search", query=y)],
+             [call("calculator", "calculate", expression=f"{max(rx['value'], ry['value'])}-"
+                                                          f"{min(rx['value'], ry['value'])}")]],
+            f"'{rx['name']}' {num(rx['value'])}, '{ry['name']}' {num(ry['value'])}; '{top['name']}' leads by "
+            f"{num(diff)}.",
+            [f"Search Hacker News stories for '{x}': {num(rx['value'])} points",
+             f"Search Hacker News stories for '{y}': {num(ry['value'])} points",
+             f"Calculate the gap: '{top['name']}' leads by {num(diff)}"],
+            checks=[gt("both stories' points", num(rx["value"]), num(ry["value"])), gt("the gap", num(diff))]))
     return out
 
 
@@ -343,8 +362,9 @@ def travel() -> list[dict[str, Any]]:
              [call("airbnb", "airbnb_listing_details", id={"$ref": "0.0:results.0.id"})],
              [call("calculator", "calculate", expression=f"{r['value']}*{nights}")]],
             f"{num(r['value'])} per night; {nights} nights cost {num(total)}.",
-            [f"Find the listing '{r['name']}'", f"Its nightly price is {num(r['value'])}",
-             f"{nights} nights cost {num(total)}"],
+            [f"Search Airbnb listings for '{kw}'",
+             f"Get the details of the listing '{r['name']}': {num(r['value'])} per night",
+             f"Calculate the cost of {nights} nights: {num(total)}"],
             checks=[gt("the nightly price", num(r["value"])), gt("the stay's total", num(total))]))
     for i, (a, b) in enumerate([("G1", "G7"), ("D301", "G1"), ("G81", "G101"), ("G7", "G101"), ("D301", "G81"),
                                 ("G1", "G101")]):
@@ -358,7 +378,8 @@ def travel() -> list[dict[str, Any]]:
                    toStationTelecode="AOH", departDate="2026-05-08") for t in (a, b)],
              [call("calculator", "calculate", expression=f"{max(va, vb)}-{min(va, vb)}")]],
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper by {num(abs(va - vb))}.",
-            [f"Fare of {a}: {num(va)}", f"Fare of {b}: {num(vb)}", f"{cheap} saves {num(abs(va - vb))}"],
+            [f"Look up the route and fare of train {a}: {num(va)}", f"Look up the route and fare of train {b}: "
+             f"{num(vb)}", f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
             checks=[gt("both fares", num(va), num(vb)), gt("the saving", num(abs(va - vb)))]))
     return out
 
@@ -377,7 +398,8 @@ def shopping() -> list[dict[str, Any]]:
             [[call("Asset_Price_MCP", "get_asset_price")],
              [call("calculator", "calculate", expression=f"{qa}*{pa}+{qb}*{pb}")]],
             f"{a} {num(pa)}, {b} {num(pb)}; total {num(total)}.",
-            [f"Price of {a}: {num(pa)}", f"Price of {b}: {num(pb)}", f"Total cost {num(total)}"],
+            [f"Look up the current asset prices: {a} {num(pa)}, {b} {num(pb)}",
+             f"Calculate the total cost: {num(total)}"],
             checks=[gt("the two prices", num(pa), num(pb)), gt("the total", num(total))]))
     for i, (a, b) in enumerate([("Seaside flat Barcelona", "Tokyo capsule studio"),
                                 ("Loft near Central Park", "Paris Montmartre apartment"),
@@ -390,7 +412,8 @@ def shopping() -> list[dict[str, Any]]:
             f"Which Airbnb listing is cheaper per night: '{a}' or '{b}'? Give both prices.",
             [[call("airbnb", "airbnb_search", location=a), call("airbnb", "airbnb_search", location=b)]],
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper.",
-            [f"Price of '{a}': {num(va)}", f"Price of '{b}': {num(vb)}", f"'{cheap}' is cheaper ({num(price)})"],
+            [f"Search Airbnb listings for '{a}': {num(va)} per night",
+             f"Search Airbnb listings for '{b}': {num(vb)} per night", f"Say that '{cheap}' is cheaper ({num(price)})"],
             checks=[gt("both prices", num(va), num(vb))], difficulty="easy"))
     return out
 

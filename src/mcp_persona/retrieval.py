@@ -29,9 +29,10 @@ TOP_SERVERS = 5
 TOP_TOOLS = 3
 LIBRARIES = ("livemcptool",)
 
-_STOP = frozenset(
-    "a an and are as at be by can do does for from get give how i in is it its me my of on or please show "
-    "tell that the this to use what when where which who with you your".split())
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get", "give", "how", "i",
+    "in", "is", "it", "its", "look", "me", "my", "of", "on", "or", "please", "show", "tell", "that", "the", "this",
+    "to", "up", "use", "what", "when", "where", "which", "who", "with", "you", "your"})
 _SPLIT = re.compile(r"server\s*:(?P<server>.*?)tool\s*:(?P<tool>.*)", re.IGNORECASE | re.DOTALL)
 
 

@@ -6,4 +6,5 @@ from mcp_persona.agents.model import DEFAULT_MAX_ROUNDS, ModelAgent
 from mcp_persona.agents.noop import NoopAgent
 from mcp_persona.agents.reference import GoldReplayError, ReferenceAgent
 
-__all__ = ["DEFAULT_MAX_ROUNDS", "Agent", "CopilotAgent", "GoldReplayError", "ModelAgent", "NoopAgent", "ReferenceAgent"]
+__all__ = ["DEFAULT_MAX_ROUNDS", "Agent", "CopilotAgent", "GoldReplayError", "ModelAgent", "NoopAgent",
+           "ReferenceAgent"]

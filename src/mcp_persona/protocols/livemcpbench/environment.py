@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 import time
-
-import anyio
-import anyio.abc
 from contextlib import AsyncExitStack
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.abc
 from mcp.types import TextContent
 
 from mcp_persona.environment import Environment, PoolTool

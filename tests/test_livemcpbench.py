@@ -1,0 +1,223 @@
+"""LiveMCPBench on the platform: route retrieval, the copilot agent, the protocol's scores and summary."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+from mcp_persona.agents import CopilotAgent, NoopAgent, ReferenceAgent
+from mcp_persona.cli import app
+from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.livemcpbench.scoring import check_file
+from mcp_persona.retrieval import get_router, tokenize
+from mcp_persona.runner import Judging, RunConfig, run_episode
+from mcp_persona.tasks import FileCheck, load_tasks
+from mcp_persona.trajectory import ToolCallEvent
+from test_llm_faults import FaultServer, completion, tool_call
+
+PROTOCOL = get_protocol("livemcpbench")
+STAY = "shopping_cheaper_stay_1"  # two Airbnb searches, simulated servers only: fast
+
+
+def task(task_id: str):
+    return next(t for t in load_tasks("livemcpbench") if t.id == task_id)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[FaultServer]:
+    server = FaultServer()
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+# -- retrieval ---------------------------------------------------------------------------------------
+def test_route_finds_the_tool_a_need_names() -> None:
+    router = get_router("livemcptool")
+    hits = router.route("current share price of AAPL", top=3)
+    assert (hits[0].server, hits[0].tool) == ("yahoo-finance", "get_current_stock_price")
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert router.route("write a paragraph into a Word docx report")[0].server == "word-document-server"
+    assert len(router.route("stock price", top=7)) == 7
+    assert router.route("zzzz qqqq") == []  # nothing shared with the library: no made-up match
+
+
+def test_route_keeps_only_the_top_servers_and_splits_a_tagged_query() -> None:
+    router = get_router("livemcptool")
+    hits = router.route("price", top=50, top_servers=2)
+    assert len({h.server for h in hits}) <= 2
+    # the paper's two-part query: the server half picks the server even when the tool half is generic
+    tagged = router.route("server: airbnb vacation rentals tool: search")
+    assert {h.server for h in tagged} == {"airbnb"}
+
+
+def test_tokenize_splits_code_names() -> None:
+    assert tokenize("getStockPrices") == ["stock", "price"]
+    assert tokenize("excel_read_sheet") == ["excel", "read", "sheet"]
+
+
+def test_route_is_fast_over_the_whole_library() -> None:
+    router = get_router("livemcptool")
+    queries = [kp for t in load_tasks("livemcpbench") for kp in t.key_points]
+    times = []
+    for q in queries:
+        start = time.perf_counter()
+        router.route(q)
+        times.append(time.perf_counter() - start)
+    assert statistics.median(times) < 0.005
+
+
+def test_route_cli_prints_ranked_json() -> None:
+    result = CliRunner().invoke(app, ["route", "train tickets between two stations", "--library", "livemcptool",
+                                      "--top", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output)
+    assert len(hits) == 3 and all(set(h) == {"server", "tool", "score"} for h in hits)
+    assert hits[0]["server"] == "12306-mcp"
+    bad = CliRunner().invoke(app, ["route", "x", "--library", "nope"])
+    assert bad.exit_code == 2
+
+
+# -- the suite -------------------------------------------------------------------------------------
+def test_suite_has_six_domains_and_office_files() -> None:
+    tasks = load_tasks("livemcpbench")
+    by_domain: dict[str, int] = {}
+    for t in tasks:
+        by_domain[t.category] = by_domain.get(t.category, 0) + 1
+    assert set(by_domain) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
+    assert len(tasks) >= 95 and by_domain["office"] >= 31
+    assert all(t.key_points and len(t.gold_calls) >= 2 for t in tasks)
+    suffixes = {Path(f).suffix for t in tasks for f in t.input_files}
+    assert {".xlsx", ".docx", ".csv"} <= suffixes
+    outputs = {Path(c.path).suffix for t in tasks for c in t.file_checks}
+    assert {".xlsx", ".docx", ".pptx", ".csv", ".txt"} <= outputs
+
+
+# -- episodes -------------------------------------------------------------------------------------
+def test_reference_passes_and_noop_fails_with_efficiency_counts() -> None:
+    t = task(STAY)
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    noop = anyio.run(lambda: run_episode(t, NoopAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"] is True
+    assert ref.score["execute_calls"] == 2 and ref.score["steps"] == 1 and ref.score["route_calls"] == 0
+    assert noop.score is not None and noop.score["success"] is False and noop.score["acc"] == 0.0
+
+
+def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) -> None:
+    t = task("office_csv_filter_1")
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"], ref.score
+    check = t.file_checks[0]
+    kept = ", ".join(check.contains)
+    # a sloppy copy that keeps every row fails the same check the gold file passes
+    (tmp_path / check.path).write_text("item,price\n" + "\n".join(f"{x},1" for x in check.contains + check.absent))
+    ok, why = check_file(check, tmp_path)
+    assert not ok and "should not hold" in why, kept
+    (tmp_path / "broken.xlsx").write_text("not a workbook")
+    ok, why = check_file(FileCheck(path="broken.xlsx", summary="s", contains=["x"]), tmp_path)
+    assert not ok and "not a readable" in why
+
+
+def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    t = task(STAY)
+    a, b = (c.arguments["location"] for c in t.gold_calls)
+    endpoint.script.extend([
+        ("json", completion(None, [tool_call("route", json.dumps({"query": "airbnb listing price per night"}))])),
+        ("json", completion(None, [
+            tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
+                                             "params": {"location": a}}), "call_a"),
+            tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
+                                             "params": json.dumps({"location": b})}), "call_b")])),
+        ("json", completion(answer)),
+    ])
+    monkeypatch.setenv("SCRIPTED_KEY", "test")
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(app, [
+        "run", "--suite", "livemcpbench", "--agent", "copilot", "--model", "openai:scripted", "--base-url",
+        endpoint.url, "--api-key-env", "SCRIPTED_KEY", "--tasks", STAY, "--run-dir", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def test_copilot_routes_and_executes_end_to_end(endpoint: FaultServer, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    t = task(STAY)
+    summary = scripted_run(endpoint, t.reference_answer, tmp_path, monkeypatch)
+    m = summary["metrics"]
+    assert summary["suite"] == "livemcpbench" and summary["n_tasks"] == 1
+    assert m["success_rate"] == 1.0 and m["avg_route"] == 1 and m["avg_execute"] == 2 and m["avg_tools"] == 1
+    assert m["avg_steps"] == 2
+    assert set(summary["by_domain"]) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
+    assert summary["by_domain"]["shopping"]["n"] == 1
+    # the model saw only the two meta-tools, and the route result named the listing search
+    first = endpoint.requests[0]
+    assert [f["function"]["name"] for f in first["tools"]] == ["route", "execute"]
+    routed = json.loads(endpoint.requests[1]["messages"][-1]["content"])
+    search = next(r for r in routed if r["tool_name"] == "airbnb_search")
+    assert search["server_name"] == "airbnb" and search["parameters"]["location"].startswith("(Required, string)")
+
+
+def test_a_copilot_that_reports_half_the_answer_fails(endpoint: FaultServer, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = scripted_run(endpoint, "The first listing is cheaper.", tmp_path, monkeypatch)
+    assert summary["metrics"]["success_rate"] == 0.0
+    assert summary["episodes"][0]["execute_calls"] == 2
+
+
+def test_copilot_rejects_bad_meta_calls_without_running_them() -> None:
+    agent = CopilotAgent(client=None)  # type: ignore[arg-type]
+
+    class Env:
+        library = "livemcptool"
+
+        async def call(self, *a: Any, **k: Any) -> ToolCallEvent:  # pragma: no cover - must not be reached
+            raise AssertionError("executed")
+
+    async def go(name: str, raw: str) -> ToolCallEvent:
+        return await agent.execute(Env(), name, raw, 0, "c")  # type: ignore[arg-type]
+
+    assert anyio.run(go, "execute", '{"server_name": "airbnb"').is_error  # not JSON
+    assert "params" in anyio.run(go, "execute", '{"server_name": "airbnb", "tool_name": "x", "params": 3}').result
+    assert anyio.run(go, "route", '{"query": ""}').is_error
+    assert anyio.run(go, "airbnb_search", "{}").is_error  # only the meta-tools exist
+
+
+# -- the key-point judge ----------------------------------------------------------------------------
+class JudgeClient:
+    name = "judge-model"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        from mcp_persona.llm.base import ChatResponse
+
+        return ChatResponse(content=self.reply)
+
+
+@pytest.mark.parametrize(("reply", "success"), [
+    ('{"key_points_met": [true, true, true], "reason": "all met", "status": "success"}', True),
+    # LiveMCPBench's bug: a "failure" verdict that mentions "success" was counted as a success
+    ('{"key_points_met": [false, true, true], "reason": "no success on the first", "status": "failure"}', False),
+    ("the agent achieved success", False),  # not JSON: unparseable, never a success
+])
+def test_judge_verdicts_are_read_strictly(reply: str, success: bool) -> None:
+    t = task(STAY)
+    record = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    judging = Judging.with_client(JudgeClient(reply))  # type: ignore[arg-type]
+    anyio.run(lambda: PROTOCOL.judge(t, record, judging))
+    assert record.score is not None and record.score["success"] is success
+    assert record.verdicts and record.verdicts[0]["judge"] == "keypoint"
+    summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="reference", model=None,
+                                           protocol="livemcpbench"), [t], [record])
+    assert summary["metrics"]["judge_success_rate"] == (1.0 if success else 0.0)
