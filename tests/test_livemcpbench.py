@@ -221,3 +221,33 @@ def test_judge_verdicts_are_read_strictly(reply: str, success: bool) -> None:
     summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="reference", model=None,
                                            protocol="livemcpbench"), [t], [record])
     assert summary["metrics"]["judge_success_rate"] == (1.0 if success else 0.0)
+
+
+def test_the_model_agent_sees_every_tool_of_the_library() -> None:
+    from mcp_persona.agents import ModelAgent
+    from mcp_persona.llm.base import ChatResponse
+    from test_agents import ScriptedClient, calls
+
+    t = task(STAY)
+    a, b = (c.arguments["location"] for c in t.gold_calls)
+    client = ScriptedClient([calls(("airbnb__airbnb_search", {"location": a}), ("airbnb__airbnb_search",
+                                                                                 {"location": b})),
+                             ChatResponse(content=t.reference_answer)])
+    record = anyio.run(lambda: run_episode(t, ModelAgent(client), protocol=PROTOCOL))
+    names = [f["function"]["name"] for f in client.tools]
+    assert len(names) == len(set(names)) >= 500  # the whole library, one flat namespace
+    assert "Ant_Design_Components__list-components" in names  # server keys made function-name safe
+    assert record.score is not None and record.score["success"] and record.score["route_calls"] == 0
+
+
+@pytest.mark.slow
+def test_copilot_with_the_local_model(tmp_path: Path) -> None:
+    """One short smoke run of the bundled model as the copilot: it runs end to end and is scored."""
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--suite", "livemcpbench", "--agent", "copilot", "--model", "local",
+                                      "--tasks", STAY, "--max-rounds", "3", "--run-dir", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["agent"] == "copilot" and summary["model"].startswith("local:")
+    assert summary["n_episodes"] == 1 and summary["n_errors"] == 0
+    assert 0.0 <= summary["metrics"]["success_rate"] <= 1.0
