@@ -251,3 +251,25 @@ def test_copilot_with_the_local_model(tmp_path: Path) -> None:
     assert summary["agent"] == "copilot" and summary["model"].startswith("local:")
     assert summary["n_episodes"] == 1 and summary["n_errors"] == 0
     assert 0.0 <= summary["metrics"]["success_rate"] <= 1.0
+
+
+def test_embedding_scores_come_from_an_openai_compatible_endpoint(endpoint: FaultServer) -> None:
+    from mcp_persona.retrieval import Router, ToolDoc
+
+    def vectors(*rows: list[float]) -> tuple[str, dict[str, Any]]:
+        return ("json", {"object": "list", "model": "emb", "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                         "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(rows)]})
+
+    # corpus: server descriptions, server summaries, tools; then the query, embedded once for all three
+    endpoint.script.extend([
+        vectors([1, 0], [0, 1]), vectors([1, 0], [0, 1]), vectors([1, 0], [0.6, 0.8], [0, 1]), vectors([0, 1]),
+    ])
+    router = Router({"maps": ("maps", "maps"), "stocks": ("stocks", "stocks")},
+                    [ToolDoc("maps", "route", "", {}), ToolDoc("stocks", "history", "", {}),
+                     ToolDoc("stocks", "quote", "", {})],
+                    embeddings={"base_url": endpoint.url, "model": "emb"})
+    hits = router.route("share price")
+    assert [(h.server, h.tool) for h in hits] == [("stocks", "quote"), ("stocks", "history")]
+    assert hits[0].score == pytest.approx(1.0)
+    assert len(endpoint.requests) == 4 and endpoint.requests[-1]["input"] == ["share price"]
+    assert all(p.endswith("/embeddings") for p in endpoint.paths)

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Protocol
 
@@ -99,25 +99,33 @@ class BM25Scorer:
         return raw / best if best > 0 else raw
 
 
-class EmbeddingScorer:
-    """Cosine similarity from an OpenAI-compatible ``/embeddings`` endpoint (the paper used
-    Qwen3-Embedding-0.6B); the corpus is embedded once, each query once per call."""
+class Embedder:
+    """An OpenAI-compatible ``/embeddings`` endpoint (the paper used Qwen3-Embedding-0.6B); unit vectors.
+    A query is embedded once however many corpora it is scored against."""
 
-    def __init__(self, docs: Sequence[str], *, base_url: str, model: str, api_key: str = "none") -> None:
+    def __init__(self, *, base_url: str, model: str, api_key: str = "none") -> None:
         from openai import OpenAI
 
         self._client = OpenAI(base_url=base_url, api_key=api_key)
         self._model = model
-        self._docs = self._embed(list(docs))
+        self.query = lru_cache(maxsize=256)(lambda text: self.embed([text])[0])
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: list[str]) -> np.ndarray:
         data = self._client.embeddings.create(model=self._model, input=texts).data
         vecs = np.array([d.embedding for d in sorted(data, key=lambda d: d.index)], dtype=np.float32)
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         return vecs / np.where(norms == 0, 1, norms)
 
+
+class EmbeddingScorer:
+    """Cosine similarity to a corpus embedded once."""
+
+    def __init__(self, docs: Sequence[str], embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._docs = embedder.embed(list(docs))
+
     def scores(self, query: str) -> np.ndarray:
-        return np.clip(self._docs @ self._embed([query])[0], 0.0, 1.0)
+        return np.clip(self._docs @ self._embedder.query(query), 0.0, 1.0)
 
 
 class Router:
@@ -135,9 +143,10 @@ class Router:
         # (the catalogue's tool descriptions are terse; the summary carries the everyday words).
         tool_docs = [f"{t.tool} {t.description} {servers[t.server][1]}" for t in self.tools]
         if embeddings:
-            self._desc: Scorer = EmbeddingScorer(descriptions, **embeddings)
-            self._summ: Scorer = EmbeddingScorer(summaries, **embeddings)
-            self._tool: Scorer = EmbeddingScorer(tool_docs, **embeddings)
+            embedder = Embedder(**embeddings)
+            self._desc: Scorer = EmbeddingScorer(descriptions, embedder)
+            self._summ: Scorer = EmbeddingScorer(summaries, embedder)
+            self._tool: Scorer = EmbeddingScorer(tool_docs, embedder)
         else:
             self._desc, self._summ, self._tool = BM25Scorer(descriptions), BM25Scorer(summaries), BM25Scorer(tool_docs)
 

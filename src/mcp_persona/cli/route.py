@@ -16,12 +16,16 @@ def route(
     library: Annotated[str, typer.Option(help="the tool library to search")] = "livemcptool",
     top: Annotated[int, typer.Option(min=1, max=50, help="how many tools to return")] = 3,
     as_json: Annotated[bool, typer.Option("--json", help="a JSON list of {server, tool, score}")] = False,
+    embeddings_url: Annotated[str | None, typer.Option(
+        help="an OpenAI-compatible embeddings endpoint to use instead of BM25")] = None,
+    embeddings_model: Annotated[str, typer.Option(help="the embedding model at --embeddings-url")] = "",
 ) -> None:
     """Rank a library's tools for a query (BM25, LiveMCPBench's server/tool weighting)."""
     from mcp_persona.retrieval import get_router
 
+    spec = json.dumps({"base_url": embeddings_url, "model": embeddings_model}) if embeddings_url else ""
     try:
-        hits = get_router(library).route(query, top=top)
+        hits = get_router(library, spec).route(query, top=top)
     except KeyError as exc:
         raise fail(str(exc.args[0])) from exc
     if as_json:
