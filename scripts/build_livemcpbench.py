@@ -168,7 +168,7 @@ def office() -> list[dict[str, Any]]:
         name = f"memo_{i + 1}.docx"
         doc = Document()
         doc.add_heading(f"{team} team memo", 1)
-        doc.add_paragraph("Thanks to everyone for the quarterly planning session.")
+        doc.add_paragraph("Thanks to everyone for the quarterly planning meeting.")
         doc.add_paragraph(f"The approved budget for the {team} team next quarter is {amount} USD.")
         doc.save(FILES / name)
         out.append(task(
