@@ -48,11 +48,12 @@ def gt(summary: str, *values: str) -> dict[str, Any]:
 
 def task(tid: str, domain: str, instruction: str, steps: list[list[dict[str, Any]]], answer: str,
          key_points: list[str], *, checks: list[dict[str, Any]] = (), files: list[dict[str, Any]] = (),
-         inputs: list[str] = (), difficulty: str = "medium") -> dict[str, Any]:
+         states: list[dict[str, Any]] = (), inputs: list[str] = (), difficulty: str = "medium") -> dict[str, Any]:
     servers = sorted({c["server"] for s in steps for c in s})
     return {"id": tid, "suite": "livemcpbench", "category": domain, "instruction": instruction,
             "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK,
             "gold": [{"calls": s} for s in steps], "checkpoints": list(checks), "file_checks": list(files),
+            "state_checks": list(states),
             "input_files": list(inputs), "reference_answer": answer, "key_points": key_points,
             "difficulty": difficulty}
 
@@ -307,6 +308,33 @@ def lifestyle() -> list[dict[str, Any]]:
     return out
 
 
+def lifestyle_notes() -> list[dict[str, Any]]:
+    """Two recipes' calories, then a note in the user's notes app (a state check on the simulated server)."""
+    out = []
+    for i, (a, b) in enumerate([("Mapo Tofu", "Dumplings"), ("Steamed Fish", "Tomato Egg Stir-fry"),
+                                ("Braised Pork Belly", "Hot and Sour Soup"), ("Kung Pao Chicken", "Steamed Fish"),
+                                ("Dumplings", "Hot and Sour Soup")]):
+        va, vb = rec("howtocook-mcp", a)["value"], rec("howtocook-mcp", b)["value"]
+        total = num(va + vb)
+        title = f"Dinner plan {i + 1}"
+        out.append(task(
+            f"lifestyle_dinner_note_{i + 1}", "lifestyle",
+            f"Plan dinner with {a} and {b}: look up both recipes' calories, then save a note titled '{title}' "
+            f"in my notes (folder 'meals') naming both dishes and the total calories.",
+            [[call("howtocook-mcp", "mcp_howtocook_getRecipeById", query=n) for n in (a, b)],
+             [call("calculator", "calculate", expression=f"{va}+{vb}")],
+             [call("basic-memory", "write_note", title=title, folder="meals",
+                   content=f"{a} and {b}: {total} calories in total.")]],
+            f"Saved '{title}': {a} and {b}, {total} calories.",
+            [f"Look up the recipe {a} and its calories: {num(va)}",
+             f"Look up the recipe {b} and its calories: {num(vb)}",
+             f"Calculate the total calories: {total}", f"Write a note titled '{title}' with both dishes and the total"],
+            checks=[gt("the total calories", total)],
+            states=[{"server": "basic-memory", "tool": "write_note", "summary": "the note names both dishes and "
+                     "the total", "contains": [title, a, b, total]}]))
+    return out
+
+
 def leisure() -> list[dict[str, Any]]:
     out = pair_tasks(
         "leisure", "leisure_wuwa_pair",
@@ -426,8 +454,8 @@ def main() -> None:
         {"protocol": "livemcpbench",
          "description": "LiveMCPBench-style everyday tasks in six domains over the whole LiveMCPTool library"},
         indent=2) + "\n", encoding="utf-8")
-    groups = {"office": office(), "lifestyle": lifestyle(), "leisure": leisure(), "finance": finance(),
-              "travel": travel(), "shopping": shopping()}
+    groups = {"office": office(), "lifestyle": lifestyle() + lifestyle_notes(), "leisure": leisure(),
+              "finance": finance(), "travel": travel(), "shopping": shopping()}
     for domain, tasks in groups.items():
         (OUT / f"{domain}.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{domain}: {len(tasks)} tasks")

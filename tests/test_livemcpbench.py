@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from mcp_persona.agents import CopilotAgent, NoopAgent, ReferenceAgent
 from mcp_persona.cli import app
 from mcp_persona.protocols import get_protocol
-from mcp_persona.protocols.livemcpbench.scoring import check_file
+from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
 from mcp_persona.retrieval import get_router, tokenize
 from mcp_persona.runner import Judging, RunConfig, run_episode
 from mcp_persona.tasks import FileCheck, load_tasks
@@ -95,7 +95,7 @@ def test_suite_has_six_domains_and_office_files() -> None:
     for t in tasks:
         by_domain[t.category] = by_domain.get(t.category, 0) + 1
     assert set(by_domain) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
-    assert len(tasks) >= 95 and by_domain["office"] >= 31
+    assert len(tasks) >= 95 and by_domain["office"] >= 31 and by_domain["lifestyle"] >= 15
     assert all(t.key_points and len(t.gold_calls) >= 2 for t in tasks)
     suffixes = {Path(f).suffix for t in tasks for f in t.input_files}
     assert {".xlsx", ".docx", ".csv"} <= suffixes
@@ -126,6 +126,19 @@ def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) ->
     (tmp_path / "broken.xlsx").write_text("not a workbook")
     ok, why = check_file(FileCheck(path="broken.xlsx", summary="s", contains=["x"]), tmp_path)
     assert not ok and "not a readable" in why
+
+
+def test_a_note_missing_a_value_fails_the_state_check() -> None:
+    t = task("lifestyle_dinner_note_1")
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"]
+    assert [c["kind"] for c in ref.score["checks"]] == ["answer", "state"]
+    check = t.state_checks[0]
+    note = {"created_by": "write_note", "fields": {"title": check.contains[0], "content": check.contains[1]}}
+    ok, why = check_state(check, {"basic-memory": [note]})
+    assert not ok and "holds all" in why
+    ok, _ = check_state(check, {"basic-memory": [note | {"created_by": "edit_note"}]})
+    assert not ok
 
 
 def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:

@@ -10,6 +10,7 @@ from mcp_persona.tasks.models import (
     OtherCheckpoint,
     SearchCheckpoint,
     ServerContext,
+    StateCheck,
     Task,
 )
 
@@ -22,6 +23,7 @@ __all__ = [
     "OtherCheckpoint",
     "SearchCheckpoint",
     "ServerContext",
+    "StateCheck",
     "SuiteInfo",
     "Task",
     "TaskFileError",

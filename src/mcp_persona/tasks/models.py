@@ -140,6 +140,17 @@ class FileCheck(BaseModel):
         return value
 
 
+class StateCheck(BaseModel):
+    """A record the agent must leave on a simulated library server (LiveMCPBench): one that ``tool``
+    created on ``server`` and whose fields hold every ``contains`` value (normalized)."""
+
+    model_config = _STRICT
+    server: str
+    tool: str
+    summary: str = Field(min_length=1)
+    contains: list[str] = Field(min_length=1)
+
+
 Checkpoint = Annotated[
     SearchCheckpoint | OperateCheckpoint | OtherCheckpoint, Field(discriminator="type")
 ]
@@ -170,6 +181,7 @@ class Task(BaseModel):
     input_files: list[str] = Field(default_factory=list,
                                    description="files of the suite's files/ folder copied into the working folder")
     file_checks: list[FileCheck] = Field(default_factory=list)
+    state_checks: list[StateCheck] = Field(default_factory=list)
     implicit_context: list[str] = Field(
         default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
     )

@@ -4,10 +4,11 @@
   stdio in the episode's sandbox). The copilot agent reaches them through ``route`` / ``execute``;
   the model agent sees all tools at once (``server__tool``).
 * Told: the task clock and the working folder; never which tools to use.
-* Scored: rules first (GT values in the final answer, files left in the working folder, named tool
-  calls); with ``--judge`` the key-point judge too, whose verdict is read strictly (see
-  :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the rules pass and, if a judge ran,
-  the judge says ``success``; an unparseable verdict is a failure and is counted.
+* Scored: rules first (GT values in the final answer, files left in the working folder, records
+  left on simulated servers, named tool calls); with ``--judge`` the key-point judge too, whose
+  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
+  rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
+  and is counted.
 * Reported: success rate overall and per domain, the paper's efficiency table (steps, tools used,
   execute calls, route calls) and tokens / cost.
 """
@@ -59,8 +60,8 @@ class LiveMCPBenchProtocol(Protocol):
             problems.append(f"category {task.category!r} is not one of the domains {', '.join(DOMAINS)}")
         if not task.key_points:
             problems.append("a livemcpbench task needs key points (the judge's checklist)")
-        if not task.checkpoints and not task.file_checks:
-            problems.append("a livemcpbench task needs a rule check (a GT value or a file check)")
+        if not task.checkpoints and not task.file_checks and not task.state_checks:
+            problems.append("a livemcpbench task needs a rule check (a GT value, a file or a state check)")
         return problems
 
     async def validate_task(self, task: Task) -> list[str]:
@@ -104,7 +105,7 @@ class LiveMCPBenchProtocol(Protocol):
 
     def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
         assert isinstance(env, LibraryEnvironment)
-        checks = rule_checks(task, trajectory, env.workdir)
+        checks = rule_checks(task, trajectory, env.workdir, env.records())
         passed = sum(c["passed"] for c in checks)
         rules_ok = bool(checks) and passed == len(checks)
         return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,

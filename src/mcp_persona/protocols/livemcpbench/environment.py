@@ -149,6 +149,10 @@ class LibraryEnvironment(Environment):
     def final_states(self) -> dict[str, dict[str, Any]]:
         return {}  # the library's state is its working folder (scored directly) and simulated records
 
+    def records(self) -> dict[str, list[dict[str, Any]]]:
+        """Each simulated server's records as the episode left them."""
+        return {name: env.tree.data["records"] for name, env in self.episode.sim_envs.items()}
+
     def internal_errors(self) -> list[str]:
         errs = [f"{name}: {e}" for name, env in self.episode.sim_envs.items() for e in env.internal_errors]
         return errs + [s.failure for s in self.episode.real.values() if s.failure]

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from pathlib import Path
 from typing import Any
 
 from mcp_persona.scoring.match import value_matches
 from mcp_persona.scoring.normalize import appears_in, normalize
-from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, Task
+from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
 from mcp_persona.trajectory import Trajectory
 
 
@@ -100,8 +101,22 @@ def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
     return True, "ok"
 
 
-def rule_checks(task: Task, trajectory: Trajectory, workdir: Path) -> list[dict[str, Any]]:
-    """One entry per check: ``{kind, summary, passed, why}``."""
+def check_state(check: StateCheck, records: dict[str, list[dict[str, Any]]]) -> tuple[bool, str]:
+    """(passed, why): some record ``check.tool`` created on ``check.server`` holds every value."""
+    created = [r for r in records.get(check.server, []) if r.get("created_by") == check.tool]
+    if not created:
+        return False, f"no record created by {check.server}:{check.tool}"
+    for r in created:
+        text = json.dumps(r.get("fields", {}), ensure_ascii=False)
+        if all(appears_in(v, text) for v in check.contains):
+            return True, "ok"
+    return False, f"no record created by {check.server}:{check.tool} holds all of {check.contains}"
+
+
+def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
+                records: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """One entry per check: ``{kind, summary, passed, why}``. ``records``: each simulated server's
+    records at the end of the episode."""
     out: list[dict[str, Any]] = []
     answer = trajectory.final_answer or ""
     for cp in task.checkpoints:
@@ -119,6 +134,9 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path) -> list[dict[
     for fc in task.file_checks:
         ok, why = check_file(fc, workdir)
         out.append({"kind": "file", "summary": fc.summary, "passed": ok, "why": why})
+    for sc in task.state_checks:
+        ok, why = check_state(sc, records or {})
+        out.append({"kind": "state", "summary": sc.summary, "passed": ok, "why": why})
     return out
 
 
