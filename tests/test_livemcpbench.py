@@ -286,3 +286,49 @@ def test_embedding_scores_come_from_an_openai_compatible_endpoint(endpoint: Faul
     assert hits[0].score == pytest.approx(1.0)
     assert len(endpoint.requests) == 4 and endpoint.requests[-1]["input"] == ["share price"]
     assert all(p.endswith("/embeddings") for p in endpoint.paths)
+
+
+class OfficeCopilotClient:
+    """A scripted copilot for office_csv_filter_1 that reads its working folder from the system prompt;
+    ``sloppy`` copies every row instead of filtering."""
+
+    name = "scripted-office"
+
+    def __init__(self, sloppy: bool) -> None:
+        self.sloppy = sloppy
+        self.turn = 0
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        import re
+
+        from mcp_persona.llm.base import ChatResponse
+        from mcp_persona.trajectory import RequestedCall
+
+        workdir = re.search(r"working folder is (\S+?);", messages[0]["content"]).group(1)  # type: ignore[union-attr]
+        t = task("office_csv_filter_1")
+        self.turn += 1
+        if self.turn == 1:
+            args = {"query": "read a CSV file"}
+            return ChatResponse(tool_calls=[RequestedCall(id="r", name="route", arguments=json.dumps(args))])
+        if self.turn == 2:
+            args = {"server_name": "filesystem", "tool_name": "read_file",
+                    "params": {"path": f"{workdir}/{t.input_files[0]}"}}
+            return ChatResponse(tool_calls=[RequestedCall(id="x", name="execute", arguments=json.dumps(args))])
+        if self.turn == 3:
+            original = messages[-1]["content"]
+            content = original if self.sloppy else t.gold[1].calls[0].arguments["content"]
+            args = {"server_name": "filesystem", "tool_name": "write_file",
+                    "params": {"path": f"{workdir}/{t.file_checks[0].path}", "content": content}}
+            return ChatResponse(tool_calls=[RequestedCall(id="w", name="execute", arguments=json.dumps(args))])
+        return ChatResponse(content=t.reference_answer)
+
+
+@pytest.mark.parametrize("sloppy", [False, True])
+def test_a_copilot_office_run_is_scored_on_the_file_it_leaves(sloppy: bool) -> None:
+    t = task("office_csv_filter_1")
+    record = anyio.run(lambda: run_episode(t, CopilotAgent(OfficeCopilotClient(sloppy)), protocol=PROTOCOL))  # type: ignore[arg-type]
+    assert record.score is not None, record.error
+    assert [c.via for c in record.trajectory.tool_calls] == ["route", "execute", "execute"]
+    assert not any(c.is_error for c in record.trajectory.tool_calls)
+    file_check = next(c for c in record.score["checks"] if c["kind"] == "file")
+    assert file_check["passed"] is not sloppy and record.score["success"] is not sloppy
