@@ -88,6 +88,12 @@ def test_route_cli_prints_ranked_json() -> None:
     assert bad.exit_code == 2
 
 
+def test_the_copilot_needs_a_suite_with_a_library() -> None:
+    result = CliRunner().invoke(app, ["run", "--suite", "persona", "--agent", "copilot", "--model", "openai:x",
+                                      "--limit", "1"])
+    assert result.exit_code == 2 and "tool library" in result.output
+
+
 # -- the suite -------------------------------------------------------------------------------------
 def test_suite_has_six_domains_and_office_files() -> None:
     tasks = load_tasks("livemcpbench")

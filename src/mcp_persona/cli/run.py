@@ -94,6 +94,9 @@ def run(
         settings = protocol.settings(given)
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
+    if agent is AgentKind.copilot and protocol.library is None:
+        raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
+                   "(use --suite livemcpbench)")
     if only is not None:
         patterns = [p.strip() for p in only.split(",") if p.strip()]
         tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]

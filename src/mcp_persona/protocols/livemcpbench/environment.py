@@ -54,10 +54,10 @@ def _fill(value: Any, workdir: str) -> Any:
 
 
 class LibraryEnvironment(Environment):
-    library = "livemcptool"
-
     def __init__(self, task: Task, *, tools: ToolPool, protocol: Protocol, pool: PoolSpec) -> None:
         # Not Environment.__init__: there are no persona apps or context trees here.
+        assert protocol.library is not None
+        self.library = protocol.library
         self.task = task
         self.pool_kind = tools
         self.protocol = protocol
