@@ -94,7 +94,7 @@ def run(
         settings = protocol.settings(given)
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
-    if agent is AgentKind.copilot and protocol.library is None:
+    if agent is AgentKind.copilot and protocol.route_library is None:
         raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
                    "(use --suite livemcpbench)")
     if only is not None:

@@ -70,7 +70,7 @@ class Protocol:
     name: str = ""
     title: str = ""
     options: tuple[Option, ...] = ()
-    library: str | None = None  # the tool library the copilot's route searches, if the pool is one
+    route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:

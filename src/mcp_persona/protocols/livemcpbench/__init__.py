@@ -53,7 +53,7 @@ def library_servers() -> list[str]:
 class LiveMCPBenchProtocol(Protocol):
     name = "livemcpbench"
     title = "LiveMCPBench"
-    library = "livemcptool"
+    route_library = "livemcptool"
 
     def task_problems(self, task: Task) -> list[str]:
         problems = []

@@ -56,8 +56,7 @@ def _fill(value: Any, workdir: str) -> Any:
 class LibraryEnvironment(Environment):
     def __init__(self, task: Task, *, tools: ToolPool, protocol: Protocol, pool: PoolSpec) -> None:
         # Not Environment.__init__: there are no persona apps or context trees here.
-        assert protocol.library is not None
-        self.library = protocol.library
+        self.library = protocol.route_library
         self.task = task
         self.pool_kind = tools
         self.protocol = protocol
