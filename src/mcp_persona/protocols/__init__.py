@@ -12,7 +12,8 @@ from functools import cache
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol
 
 DEFAULT_PROTOCOL = "persona"
-_MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench"}
+_MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench",
+            "livemcpbench": "mcp_persona.protocols.livemcpbench"}
 
 
 def protocol_names() -> list[str]:
