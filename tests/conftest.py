@@ -7,3 +7,4 @@ import pytest
 def anyio_backend() -> str:
     """Run ``@pytest.mark.anyio`` tests on asyncio only."""
     return "asyncio"
+

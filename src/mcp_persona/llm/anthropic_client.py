@@ -62,8 +62,11 @@ class AnthropicChatClient:
         if timeout_s is not None:
             self.retry = dataclasses.replace(self.retry, timeout_s=timeout_s)
         # One SDK client per event loop (its connection pool is bound to the loop); its timeout is a backstop.
-        self._clients = PerLoop(lambda: anthropic.AsyncAnthropic(api_key=key or "unused", base_url=base_url,
-                                                                 timeout=self.retry.timeout_s + 5.0, max_retries=0))
+        # The SDK's default HTTP client, not its wrapper (see the OpenAI client: a close scheduled on garbage
+        # collection fails on another loop).
+        self._clients = PerLoop(lambda: anthropic.AsyncAnthropic(
+            api_key=key or "unused", base_url=base_url, max_retries=0,
+            http_client=anthropic.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s + 5.0)))
         self._anthropic = anthropic
         self.model = model
         self.base_url = base_url

@@ -53,8 +53,11 @@ class OpenAIChatClient:
             self.retry = dataclasses.replace(self.retry, timeout_s=timeout_s)
         # One SDK client per event loop (its connection pool is bound to the loop). Its timeout is a
         # backstop a little past ours, so a timeout reads the same from every client.
-        self._clients = PerLoop(lambda: openai.AsyncOpenAI(api_key=key or "unused", base_url=base_url,
-                                                           timeout=self.retry.timeout_s + 5.0, max_retries=0))
+        # The HTTP client is the SDK's default one, not its wrapper: the wrapper schedules its own close on
+        # whatever loop runs when it is garbage-collected, which fails there if its loop has ended.
+        self._clients = PerLoop(lambda: openai.AsyncOpenAI(
+            api_key=key or "unused", base_url=base_url, max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(timeout=self.retry.timeout_s + 5.0)))
         self._openai = openai
         self.model = model
         self.base_url = base_url

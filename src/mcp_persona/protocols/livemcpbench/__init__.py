@@ -105,7 +105,7 @@ class LiveMCPBenchProtocol(Protocol):
         prompt = SYSTEM.format(now=task.clock.describe(), workdir=workdir)
         return prompt + ("\n\n# Skills\n" + skills.strip() if skills else "")
 
-    def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
         assert isinstance(env, LibraryEnvironment)
         checks = rule_checks(task, trajectory, env.workdir, env.records())
         passed = sum(c["passed"] for c in checks)
