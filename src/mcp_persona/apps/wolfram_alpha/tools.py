@@ -56,7 +56,7 @@ def _convert(env: AppEnv, value: float, src: str, dst: str) -> dict[str, Any]:
 
 
 @APP.tool()
-def query(env: AppEnv, input: str = Field(min_length=1, max_length=500, description="A question or expression")
+def wolfram_query(env: AppEnv, input: str = Field(min_length=1, max_length=500, description="A question or expression")
           ) -> dict[str, Any]:
     """Answer a computational query: an expression, a unit conversion or a named constant."""
     text = input.strip()
