@@ -274,13 +274,14 @@ def test_html_leaderboard_rows_and_numbers(runs: dict[str, Path]) -> None:
     cats = sorted({t.category for t in suite_tasks()})
     assert [r[1].split()[0] for r in page.rows] == ["reference", "scripted-test", "noop"]  # ranked by Acc
     ref_row, model_row, noop_row = page.rows
-    # rank, run, episodes, Acc, SR-0.8, Exec-Acc, categories..., tokens in, tokens out, cost, calls, errors, time
-    assert ref_row[0] == "1" and ref_row[2] == str(LIMIT) and ref_row[3:6] == ["100.0", "100.0", "100.0"]
-    assert noop_row[3:6] == ["0.0", "0.0", "0.0"]
+    # rank, run, episodes, Acc, SR-0.8, Exec-Acc, Strict, categories..., tokens in, tokens out, cost, calls, errors,
+    # time
+    assert ref_row[0] == "1" and ref_row[2] == str(LIMIT) and ref_row[3:7] == ["100.0", "100.0", "100.0", "100.0"]
+    assert noop_row[3:7] == ["0.0", "0.0", "0.0", "0.0"]
     assert "1 err" in model_row[2]
     m = loaded[1].stats()
     assert model_row[3] == f"{100 * m['acc']:.1f}" and model_row[5] == f"{100 * m['exec_acc']:.1f}"
-    k = 6 + len(cats)
+    k = 7 + len(cats)
     assert model_row[k:k + 2] == [f"{m['avg_input_tokens']:,.0f}", f"{m['avg_output_tokens']:,.0f}"]
     assert model_row[k + 2] == f"${m['cost_usd']:.4f}" and ref_row[k + 2] == "$0"
     assert model_row[k + 3] == "1.0" and model_row[k + 4] == "25.0"

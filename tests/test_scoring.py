@@ -236,6 +236,14 @@ class TestValueMatches:
         assert not value_matches({"$in": ["accept", "tentative"]}, "decline")
         assert not value_matches({"$in": []}, "accept")
 
+    def test_all_and_alternatives(self) -> None:
+        content = '{"text": "Visit moved to 13:00 on March 16"}'
+        facts = {"$all": [{"$contains": "visit"}, {"$in": [{"$contains": "1 pm"}, {"$contains": "13:00"}]}]}
+        assert value_matches(facts, content)
+        assert not value_matches(facts, '{"text": "Visit moved"}')  # one fact missing
+        assert not value_matches(facts, '{"text": "ok"}')
+        assert value_matches({"$all": []}, "anything")  # no facts asked
+
     def test_has(self) -> None:
         assert value_matches({"$has": ZHAO}, [ME, ZHAO])
         assert value_matches({"$has": {"$contains": "zhao"}}, ["Chen Yu", "Zhao Min"])
@@ -576,7 +584,23 @@ class TestEpisode:
     def test_to_dict(self) -> None:
         s = score_episode(make_task([search_cp("x")]), traj(answer="x"), {}, {})
         assert s.to_dict() == {"acc": 1.0, "exec_acc": None, "collateral": [], "checkpoints": [
-            {"index": 0, "type": "personalized_search", "score": 1.0, "reason": "all GT values in the final answer"}]}
+            {"index": 0, "type": "personalized_search", "score": 1.0, "reason": "all GT values in the final answer"}],
+            "ungrounded": ["x"], "answer_dump": False}  # "x" was answered but no tool ever returned it
+
+    def test_grounded_answers_and_dumps(self) -> None:
+        task = make_task([search_cp("Room 3F-Aurora")])
+        seen = score_episode(task, traj(call("get", result='{"location": "Room 3F-Aurora"}'),
+                                        answer="It is in Room 3F-Aurora."), {}, {})
+        assert seen.ungrounded == [] and seen.answer_dump is False
+        guessed = score_episode(task, traj(answer="It is in Room 3F-Aurora."), {}, {})
+        assert guessed.acc == 1.0 and guessed.ungrounded == ["Room 3F-Aurora"]  # Acc as in the paper
+        # reference answer "" -> the limit is 1500 characters
+        dump = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1500),
+                             {}, {})
+        assert dump.acc == 1.0 and dump.answer_dump is True
+        short = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1400),
+                              {}, {})
+        assert short.answer_dump is False
 
 
 # == collateral damage ============================================================================
@@ -701,23 +725,26 @@ class TestSuiteMetrics:
 
     def test_no_operate_tasks(self) -> None:
         m = suite_metrics([EpisodeScore("a", "x", 0.25, None), EpisodeScore("b", "x", 0.75, None)])
-        assert m == {"n": 2, "acc": 0.5, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0}
+        assert m == {"n": 2, "acc": 0.5, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0, "strict_sr": 0.0}
 
     def test_empty(self) -> None:
-        assert suite_metrics([]) == {"n": 0, "acc": 0.0, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0}
+        assert suite_metrics([]) == {"n": 0, "acc": 0.0, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0,
+                                    "strict_sr": 0.0}
         assert by_category([]) == {}
 
     def test_by_category(self) -> None:
         eps = [
-            EpisodeScore("a", "collaboration", 1.0, 1.0),
+            EpisodeScore("a", "collaboration", 1.0, 1.0, strict=True),
             EpisodeScore("b", "lark_centric", 0.5, None),
             EpisodeScore("c", "collaboration", 0.5, 0.0),
-            EpisodeScore("d", "lark_centric", 1.0, None),
+            EpisodeScore("d", "lark_centric", 1.0, None),  # Acc 1 but not strict (say, a message sent twice)
         ]
         cats = by_category(eps)
         assert list(cats) == ["collaboration", "lark_centric"]
-        assert cats["lark_centric"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": None, "n_exec": 0}
-        assert cats["collaboration"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2}
+        assert cats["lark_centric"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": None, "n_exec": 0,
+                                        "strict_sr": 0.0}
+        assert cats["collaboration"] == {"n": 2, "acc": 0.75, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2,
+                                         "strict_sr": 0.5}
 
 
 # == build_summary ================================================================================
@@ -740,7 +767,7 @@ class TestBuildSummary:
         records = [
             rec(t_ops, "ok", [model(1, 100, 10), call("a", rnd=1), call("b", error=True, rnd=1), model(2, 200, 20),
                               call("c", rnd=2)],
-                {"acc": 1.0, "exec_acc": 1.0, "checkpoints": [], "collateral": []}, elapsed=4.0),
+                {"acc": 1.0, "exec_acc": 1.0, "checkpoints": [], "collateral": [], "strict": True}, elapsed=4.0),
             rec(t_ops, "error", [call("a", error=True, rnd=1)], None),
             rec(t_search, "error", [], None),
             rec(t_search, "ok", [call("a", rnd=1), call("b", rnd=1)],
@@ -767,12 +794,13 @@ class TestBuildSummary:
         assert m["collateral_rate"] == 0.25
         assert m["avg_elapsed_s"] == 1.5  # (4 + 0 + 0 + 2) / 4
         assert s["by_category"] == {
-            "content": {"n": 2, "acc": 0.25, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0},
-            "collaboration": {"n": 2, "acc": 0.5, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2},
+            "content": {"n": 2, "acc": 0.25, "sr_0_8": 0.0, "exec_acc": None, "n_exec": 0, "strict_sr": 0.0},
+            "collaboration": {"n": 2, "acc": 0.5, "sr_0_8": 0.5, "exec_acc": 0.5, "n_exec": 2, "strict_sr": 0.5},
         }
-        assert [(e["task_id"], e["acc"], e["exec_acc"], e["status"]) for e in s["episodes"]] == [
-            ("ops", 1.0, 1.0, "ok"), ("ops", 0.0, 0.0, "error"), ("srch", 0.0, None, "error"),
-            ("srch", 0.5, None, "ok")]
+        assert m["strict_sr"] == 0.25  # only the first episode passed strictly
+        assert [(e["task_id"], e["acc"], e["exec_acc"], e["strict"], e["status"]) for e in s["episodes"]] == [
+            ("ops", 1.0, 1.0, True, "ok"), ("ops", 0.0, 0.0, False, "error"), ("srch", 0.0, None, False, "error"),
+            ("srch", 0.5, None, False, "ok")]
         assert s["episodes"][1]["error"] == "boom"
         assert s["episodes"][1]["stop_reason"] == "error"
 
@@ -811,3 +839,15 @@ class TestTrials:
         assert m["pass@1"] == pytest.approx((0.5 + 1.0) / 2)
         assert m["pass^2"] == pytest.approx((0.0 + 1.0) / 2)
         assert m["pass@2"] == pytest.approx((1.0 + 1.0) / 2)
+
+    def test_trial_metrics_on_the_strict_pass(self) -> None:
+        from mcp_persona.scoring.metrics import trial_metrics
+
+        # task a: both trials Acc 1, one strict (the other wrote twice); task b: Acc 1, never strict
+        eps = [EpisodeScore("a", "c", 1.0, None, strict=True), EpisodeScore("a", "c", 1.0, None, strict=False),
+               EpisodeScore("b", "c", 1.0, None), EpisodeScore("b", "c", 1.0, None)]
+        m = trial_metrics(eps)
+        assert m["pass^2"] == 1.0 and m["pass@1"] == 1.0  # Acc alone sees no difference
+        assert m["strict_pass@1"] == pytest.approx((0.5 + 0.0) / 2)
+        assert m["strict_pass@2"] == pytest.approx((1.0 + 0.0) / 2)
+        assert m["strict_pass^2"] == 0.0

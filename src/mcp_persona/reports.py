@@ -21,7 +21,8 @@ from mcp_persona.tasks import OperateCheckpoint, Task
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
     """An errored episode scores 0 (its operate checkpoints too): errors are failures, not gaps."""
     if record.status == "ok" and record.score is not None:
-        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"])
+        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"],
+                            bool(record.score.get("strict")))
     has_ops = any(isinstance(c, OperateCheckpoint) for c in task.checkpoints)
     return EpisodeScore(task.id, task.category, 0.0, 0.0 if has_ops else None)
 
@@ -42,6 +43,7 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "avg_input_tokens": sum(t.usage.input_tokens for t in trajs) / n,
         "avg_output_tokens": sum(t.usage.output_tokens for t in trajs) / n,
         "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
+        "n_undecided_checkpoints": sum(undecided(r) for r in records),
         "avg_elapsed_s": sum(t.elapsed_s for t in trajs) / n,
     }
     return {
@@ -57,10 +59,16 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "failure_modes": failure_modes(records, by_id),
         "episodes": [
             {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc, "exec_acc": s.exec_acc,
-             "status": r.status, "stop_reason": r.trajectory.stop_reason, "error": r.error}
+             "strict": s.strict, "undecided": undecided(r), "status": r.status,
+             "stop_reason": r.trajectory.stop_reason, "error": r.error}
             for s, r in zip(scores, records, strict=True)
         ],
     }
+
+
+def undecided(record: EpisodeRecord) -> int:
+    """Checkpoints the rules could not decide and no judge decided (they never count as passed)."""
+    return sum(1 for c in (record.score or {}).get("checkpoints", []) if c["score"] is None)
 
 
 def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -111,12 +119,13 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     console = console or Console()
     table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
                         f"tools={summary['tools']}")
-    for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc"):
+    for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
         table.add_column(col, justify="left" if col == "category" else "right")
     for cat, m in summary["by_category"].items():
-        table.add_row(cat, str(m["n"]), _pct(m["acc"]), _pct(m["sr_0_8"]), _pct(m["exec_acc"]))
+        table.add_row(cat, str(m["n"]), _pct(m["acc"]), _pct(m["sr_0_8"]), _pct(m["exec_acc"]), _pct(m["strict_sr"]))
     m = summary["metrics"]
-    table.add_row("overall", str(m["n"]), _pct(m["acc"]), _pct(m["sr_0_8"]), _pct(m["exec_acc"]), style="bold")
+    table.add_row("overall", str(m["n"]), _pct(m["acc"]), _pct(m["sr_0_8"]), _pct(m["exec_acc"]),
+                  _pct(m["strict_sr"]), style="bold")
     console.print(table)
     console.print(
         f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {_pct(m['tool_error_rate'])}% · "

@@ -20,9 +20,10 @@ from typing import Any
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
+from mcp_persona.mutants import TaskMutation, mutation_test
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
-from mcp_persona.scoring.normalize import appears_in, decoded, normalize
+from mcp_persona.scoring.normalize import appears_in, decoded, looks_like_id, normalize
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, Task
 from mcp_persona.trajectory import ToolCallEvent
 
@@ -32,6 +33,16 @@ class Report:
     contexts_checked: int = 0
     tasks_checked: int = 0
     problems: list[str] = field(default_factory=list)
+    mutations: list[TaskMutation] = field(default_factory=list)
+
+    def mutation_score(self) -> dict[str, tuple[int, int]]:
+        """(killed, counted) mutants per category, and ``all``."""
+        out: dict[str, tuple[int, int]] = {}
+        for m in self.mutations:
+            for key in (m.category, "all"):
+                killed, total = out.get(key, (0, 0))
+                out[key] = (killed + sum(r.killed for r in m.counted), total + len(m.counted))
+        return dict(sorted(out.items()))
 
     @property
     def ok(self) -> bool:
@@ -116,24 +127,6 @@ async def check_task(task: Task) -> list[str]:
     return problems
 
 
-_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
-
-
-def _id_like(value: str) -> bool:
-    """A value an agent cannot invent: an id, an email, a phone number, a file path. Free text (with
-    spaces), bare numbers (timestamps, sizes) and plain words (enum values) are not."""
-    if value.lstrip("-").isdigit():
-        return len(value.lstrip("-")) >= 15  # snowflakes and long numeric ids; not timestamps or counts
-    if len(value) < 4 or "\n" in value or _DATETIME.fullmatch(value.strip()):
-        return False
-    if re.search(r"\.[A-Za-z0-9]{1,5}$", value) and len(value) < 200:  # a file name or path, spaces or not
-        return True
-    if any(ch.isspace() for ch in value):
-        return False
-    has_digit, has_alpha = any(ch.isdigit() for ch in value), any(ch.isalpha() for ch in value)
-    return (has_digit and has_alpha) or "@" in value or "/" in value or value.startswith("+")
-
-
 def _leaves(value: Any) -> list[str]:
     if isinstance(value, dict):
         return [] if set(value) == {"$ref"} else [x for v in value.values() for x in _leaves(v)]
@@ -171,7 +164,7 @@ def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str
             # a path may be composed from a listed folder and a listed file name; a list from listed ids
             parts = [p.strip() for p in re.split(r"[/,]", value) if p.strip()]
             needle = "".join(normalize(value).split())
-            if (_id_like(value) and needle in start and not known(value, si)
+            if (looks_like_id(value) and needle in start and not known(value, si)
                     and not all(known(p, si) for p in parts)):
                 problems.append(f"gold step {si} {call.qualified}: argument {value!r} is not given to the agent "
                                 "nor returned by an earlier step")
@@ -189,11 +182,27 @@ def duplicate_tasks(tasks: Sequence[Task]) -> list[str]:
     return problems
 
 
-async def validate_all(tasks: Sequence[Task]) -> Report:
+def mutation_problems(task: Task, mutation: TaskMutation) -> list[str]:
+    """Survivors without an exemption, and exemptions that excuse no survivor (stale or mistyped)."""
+    problems = [f"mutant survives ({r.mutant.kind} of gold call {r.mutant.call}: {r.mutant.detail}; "
+                f"Acc {r.acc:.2f}, strict {r.strict}) — strengthen a checkpoint or add a mutation exemption "
+                f"with key {r.mutant.key!r}" for r in mutation.survivors if not r.exempt]
+    surviving = {r.mutant.key for r in mutation.survivors}
+    problems += [f"mutation exemption {e.key!r} excuses no surviving mutant" for e in task.mutation_exemptions
+                 if e.key not in surviving]
+    return problems
+
+
+async def validate_all(tasks: Sequence[Task], *, mutants: bool = True) -> Report:
     report = Report()
     check_contexts(report)
     report.problems.extend(duplicate_tasks(tasks))
     for task in tasks:
         report.tasks_checked += 1
-        report.problems.extend(f"task {task.id}: {p}" for p in await check_task(task))
+        problems = await check_task(task)
+        if mutants and not problems:
+            mutation = await mutation_test(task)
+            report.mutations.append(mutation)
+            problems = mutation_problems(task, mutation)
+        report.problems.extend(f"task {task.id}: {p}" for p in problems)
     return report

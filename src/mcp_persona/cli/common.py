@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+
 import typer
 from rich.console import Console
 
@@ -17,10 +19,17 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def load_suite(suite: str) -> list[Task]:
+def load_suite(suite: str, only: str | None = None) -> list[Task]:
+    """The tasks of ``suite``; with ``only``, those whose id matches one of its comma-separated globs."""
     from mcp_persona.tasks import TaskFileError, load_tasks
 
     try:
-        return load_tasks(suite)
+        tasks = load_tasks(suite)
     except TaskFileError as exc:
         raise fail(str(exc)) from exc
+    if only is not None:
+        patterns = [p.strip() for p in only.split(",") if p.strip()]
+        tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
+        if not tasks:
+            raise fail(f"--tasks {only!r} matches no task of {suite!r}")
+    return tasks

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from datetime import datetime
 from enum import StrEnum
@@ -75,12 +74,7 @@ def run(
         raise fail(f"--model is only used with --agent model (got --agent {agent.value})")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
-    tasks = load_suite(suite)
-    if only is not None:
-        patterns = [p.strip() for p in only.split(",") if p.strip()]
-        tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]
-        if not tasks:
-            raise fail(f"--tasks {only!r} matches no task of {suite!r}")
+    tasks = load_suite(suite, only)
     if limit is not None:
         tasks = tasks[:limit]
     try:

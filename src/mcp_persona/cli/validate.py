@@ -12,14 +12,24 @@ from mcp_persona.cli.common import console, err, load_suite
 
 def validate(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
+    only: Annotated[str | None, typer.Option("--tasks", help="comma-separated id globs, e.g. 'collab_*'")] = None,
+    mutants: Annotated[bool, typer.Option(help="mutation-test every task's checkpoints (drop, free text, "
+                                               "duplicate, retarget)")] = True,
 ) -> None:
-    """Load every data file and replay every task's gold chain; fail on any imperfect task."""
+    """Load every data file and replay every task's gold chain; fail on any imperfect task or surviving mutant."""
+    from functools import partial
+
     from mcp_persona.validate import validate_all
 
-    items = load_suite(suite)
-    report = anyio.run(validate_all, items)
+    items = load_suite(suite, only)
+    report = anyio.run(partial(validate_all, items, mutants=mutants))
     for p in report.problems:
-        err.print(f"[red]✗[/red] {p}")
+        err.print(f"[red]✗[/red] {p}", soft_wrap=True)
+    score = report.mutation_score()
+    if score:
+        parts = [f"{cat} {k}/{n}" for cat, (k, n) in score.items() if cat != "all"]
+        k, n = score["all"]
+        console.print(f"mutants killed: {k}/{n} ({100 * k / n if n else 100:.1f}%) · " + " · ".join(parts))
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "
                   + ("[green]all valid[/green]" if report.ok else f"[red]{len(report.problems)} problems[/red]"))
     if not report.ok:

@@ -1,6 +1,6 @@
 """Context-Tree: the generic, user-rooted state engine behind every simulated app."""
 
-from mcp_persona.context_tree.diff import Change, diff_states, is_ignored
+from mcp_persona.context_tree.diff import Change, diff_states, is_ignored, unignored_fields
 from mcp_persona.context_tree.hierarchy import EntityType, Hierarchy, load_hierarchy
 from mcp_persona.context_tree.path import PathError, Segment, parse_path
 from mcp_persona.context_tree.tree import (
@@ -32,4 +32,5 @@ __all__ = [
     "is_ignored",
     "load_hierarchy",
     "parse_path",
+    "unignored_fields",
 ]

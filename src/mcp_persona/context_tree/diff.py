@@ -84,12 +84,16 @@ def _under_any(path: str, others: Any) -> bool:
 
 def is_ignored(change: Change, patterns: list[str]) -> bool:
     """A modify whose every changed field matches an ignore pattern (``path.field``, wildcards)."""
+    return change.op == "modify" and bool(patterns) and not unignored_fields(change, patterns)
+
+
+def unignored_fields(change: Change, patterns: list[str]) -> tuple[str, ...]:
+    """The changed fields of a modify that no ignore pattern covers (a read side effect is ignored)."""
     if change.op != "modify" or not patterns:
-        return False
+        return change.fields
     regexes = [_pattern(p) for p in patterns]
-    return all(
-        any(rx.fullmatch(f"{change.path}.{f}" if change.path else f) for rx in regexes) for f in change.fields
-    )
+    return tuple(f for f in change.fields
+                 if not any(rx.fullmatch(f"{change.path}.{f}" if change.path else f) for rx in regexes))
 
 
 def _pattern(pattern: str) -> re.Pattern[str]:

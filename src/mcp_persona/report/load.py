@@ -125,6 +125,22 @@ class Episode:
     def collateral(self) -> list[str]:
         return list((self.record.get("score") or {}).get("collateral") or [])
 
+    @property
+    def strict(self) -> bool:
+        return bool((self.record.get("score") or {}).get("strict"))
+
+    @property
+    def strict_failures(self) -> list[str]:
+        """Why the strict pass failed: end-state paths that differ from the gold replay's, and answer faults."""
+        score = self.record.get("score") or {}
+        end = score.get("end_state") or {}
+        out = [f"missing vs gold: {m}" for m in end.get("missing") or []]
+        out += [f"extra vs gold: {x}" for x in end.get("extra") or []]
+        out += [f"reported but never retrieved by a tool: {v}" for v in score.get("ungrounded") or []]
+        if score.get("answer_dump"):
+            out.append("the answer pastes tool output (far longer than the task needs)")
+        return out
+
 
 @dataclass
 class Run:
@@ -172,6 +188,7 @@ class Run:
             "acc": m.get("acc"),
             "sr_0_8": m.get("sr_0_8"),
             "exec_acc": m.get("exec_acc"),
+            "strict_sr": m.get("strict_sr"),
             "by_category": {c: v.get("acc") for c, v in self.categories.items()},
             "avg_input_tokens": sum(e.input_tokens for e in eps) / n,
             "avg_output_tokens": sum(e.output_tokens for e in eps) / n,
@@ -304,7 +321,7 @@ def load_run(path: Path | str, *, suite: str | None = None) -> Run:
     if summary.get("episodes") is not None and len(scored) != len(episodes):
         notes.append(f"summary.json lists {len(scored)} episodes, the store holds {len(episodes)}")
     if not summary:
-        scores = [EpisodeScore(e.task_id, e.category, e.acc, e.exec_acc) for e in episodes]
+        scores = [EpisodeScore(e.task_id, e.category, e.acc, e.exec_acc, e.strict) for e in episodes]
         summary = {**config, "metrics": suite_metrics(scores), "by_category": by_category(scores),
                    "n_episodes": len(episodes)}
     return Run(path=path, config=config, summary=summary, episodes=episodes, tasks=tasks, notes=notes,

@@ -49,8 +49,8 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[
     return "\n".join(lines)
 
 
-LEADERBOARD_HEADER = ["Run", "Episodes", "Acc", "SR-0.8", "Exec-Acc", "Tokens in/task", "Tokens out/task", "Cost",
-                      "Tool calls/task", "Tool errors %", "Time/task", "Errors"]
+LEADERBOARD_HEADER = ["Run", "Episodes", "Acc", "SR-0.8", "Exec-Acc", "Strict", "Tokens in/task", "Tokens out/task",
+                      "Cost", "Tool calls/task", "Tool errors %", "Time/task", "Errors"]
 
 
 def ranked(runs: Sequence[Run]) -> list[Run]:
@@ -65,7 +65,7 @@ def leaderboard_rows(runs: Sequence[Run]) -> list[list[str]]:
     rows = []
     for r in ranked(runs):
         s = r.stats()
-        rows.append([r.label, str(s["n"]), pct(s["acc"]), pct(s["sr_0_8"]), pct(s["exec_acc"]),
+        rows.append([r.label, str(s["n"]), pct(s["acc"]), pct(s["sr_0_8"]), pct(s["exec_acc"]), pct(s["strict_sr"]),
                      num(s["avg_input_tokens"], 0), num(s["avg_output_tokens"], 0),
                      money(s["cost_usd"], s["cost_partial"]), num(s["avg_tool_calls"]), pct(s["tool_error_rate"]),
                      seconds(s["avg_elapsed_s"]), str(s["n_errors"])])
@@ -89,7 +89,8 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
     suites = sorted({str(r.config.get("suite")) for r in runs})
     parts = [f"# {title}", "",
              f"{len(runs)} run{'s' * (len(runs) != 1)} on suite{'s' * (len(suites) != 1)} {', '.join(suites)}. "
-             "Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc and tool errors in %; "
+             "Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, end "
+             "state equivalent to the gold replay's, grounded answer) and tool errors in %; "
              "tokens, tool calls and time per episode.", "",
              "## Leaderboard", "", table(LEADERBOARD_HEADER, leaderboard_rows(runs)), ""]
     header = ["Category", *[r.label for r in order]]

@@ -13,6 +13,13 @@ Every checkpoint gets a score in {0, 0.5, 1}:
   right, else 0.
 * other: 1 if the named tool was called without error, else 0.
 
+A checkpoint that declares ``rules_cannot_check`` is never passed by the rules: where they would give 1 it is
+left undecided (None) for a judge, and an undecided checkpoint never counts toward the strict pass.
+
+Two facts about the answer are recorded for the strict pass (they do not change Acc): GT values the answer
+reports that no successful tool call ever returned (``ungrounded``: a guess or a memorised answer), and an
+answer far longer than the task needs (``answer_dump``: tool output pasted wholesale).
+
 Acc is the mean over a task's checkpoints; Exec-Acc the share of its operate
 checkpoints that fully pass (None when it has none). State changes that no
 operate checkpoint accounts for are reported as collateral damage, except fields
@@ -46,12 +53,19 @@ class CheckpointResult:
         return {"index": self.index, "type": self.type, "score": self.score, "reason": self.reason}
 
 
+# An answer longer than this pastes tool output instead of answering (see ``answer_dump``).
+DUMP_MIN_CHARS = 1500
+DUMP_FACTOR = 4
+
+
 @dataclass
 class TaskScore:
     acc: float
     exec_acc: float | None
     checkpoints: list[CheckpointResult]
     collateral: list[str]
+    ungrounded: list[str] = field(default_factory=list)  # GT values reported but never seen in a tool output
+    answer_dump: bool = False  # the answer is far longer than any answer to the task needs to be
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +73,8 @@ class TaskScore:
             "exec_acc": self.exec_acc,
             "checkpoints": [c.to_dict() for c in self.checkpoints],
             "collateral": self.collateral,
+            "ungrounded": self.ungrounded,
+            "answer_dump": self.answer_dump,
         }
 
 
@@ -78,11 +94,24 @@ def score_episode(
             results.append(check_operate(i, cp, h, before.get(cp.server, {}), after.get(cp.server, {})))
         elif isinstance(cp, OtherCheckpoint):
             results.append(_other(i, cp, trajectory))
+        if cp.rules_cannot_check and results[-1].score == 1.0:  # the rules can only fail it, never pass it
+            results[-1].score = None
+            results[-1].reason += f"; undecided by rules ({cp.rules_cannot_check}): left to a judge"
     scored = [r.score for r in results if r.score is not None]
     acc = sum(scored) / len(scored) if scored else 0.0
     ops = [r for r in results if r.type == "operate"]
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
-    return TaskScore(acc, exec_acc, results, collateral(before, after, results))
+    ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
+                  if appears_in(v, trajectory.final_answer) and not any(appears_in(v, o) for o in outputs)]
+    return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded,
+                     answer_dump(trajectory.final_answer, task.reference_answer))
+
+
+def answer_dump(answer: str, reference: str) -> bool:
+    """An answer of more than max(1500, 4 x the reference answer) characters: pasted output, not an answer.
+
+    The paper's Acc still reads GT values out of it; the strict pass does not accept it."""
+    return len(answer) > max(DUMP_MIN_CHARS, DUMP_FACTOR * len(reference))
 
 
 def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:

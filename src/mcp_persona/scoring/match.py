@@ -3,7 +3,8 @@
 An expected value is either a literal (equal after normalization; numbers and
 numeric strings compare as numbers) or one operator object:
 ``{"$contains": "text"}`` (substring, JSON-decoded), ``{"$in": [a, b]}``,
-``{"$has": x}`` (a list field contains x), ``{"$absent": true}``.
+``{"$has": x}`` (a list field contains x), ``{"$absent": true}``, ``{"$all": [e1, e2]}`` (every one
+matches: several facts a text must carry).
 Dotted keys reach into nested fields: ``"start_time.timestamp"``.
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 from mcp_persona.context_tree import get_field
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$has", "$absent")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -25,6 +26,8 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return actual is not None and appears_in(arg, actual if isinstance(actual, str) else str(actual))
         if op == "$in":
             return any(value_matches(a, actual) for a in arg)
+        if op == "$all":
+            return all(value_matches(a, actual) for a in arg)
         if op == "$has":
             return isinstance(actual, list) and any(value_matches(arg, a) for a in actual)
         return (actual is None) == bool(arg)

@@ -17,11 +17,13 @@ class EpisodeScore:
     category: str
     acc: float
     exec_acc: float | None  # None: the task has no operate checkpoint
+    strict: bool = False  # every checkpoint 1, no collateral, end state equivalent to the gold replay's
 
 
 def suite_metrics(episodes: Sequence[EpisodeScore]) -> dict[str, Any]:
     """``acc`` = mean task Acc; ``sr_0_8`` = share of tasks with Acc > 0.8 (strictly, as in the
-    paper); ``exec_acc`` = mean task Exec-Acc over the tasks that have operate checkpoints."""
+    paper); ``exec_acc`` = mean task Exec-Acc over the tasks that have operate checkpoints; ``strict_sr`` = share
+    of tasks passed strictly (see :mod:`mcp_persona.scoring.strict`)."""
     n = len(episodes)
     execs = [e.exec_acc for e in episodes if e.exec_acc is not None]
     return {
@@ -30,6 +32,7 @@ def suite_metrics(episodes: Sequence[EpisodeScore]) -> dict[str, Any]:
         "sr_0_8": sum(1 for e in episodes if e.acc > SR_THRESHOLD) / n if n else 0.0,
         "exec_acc": sum(execs) / len(execs) if execs else None,
         "n_exec": len(execs),
+        "strict_sr": sum(1 for e in episodes if e.strict) / n if n else 0.0,
     }
 
 
@@ -55,8 +58,9 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
 
 
 def trial_metrics(episodes: Sequence[EpisodeScore]) -> dict[str, Any]:
-    """Over repeated trials of each task (success = Acc > 0.8): pass@k and pass^k for k = 1..n (n = the
-    fewest trials any task has), and avg@n = mean Acc over all trials."""
+    """Over repeated trials of each task: pass@k and pass^k for k = 1..n (n = the fewest trials any task has)
+    with success = Acc > 0.8, the same on the strict pass (``strict_pass@k``, ``strict_pass^k``), and
+    avg@n = mean Acc over all trials."""
     groups: dict[str, list[EpisodeScore]] = defaultdict(list)
     for e in episodes:
         groups[e.task_id].append(e)
@@ -64,8 +68,10 @@ def trial_metrics(episodes: Sequence[EpisodeScore]) -> dict[str, Any]:
         return {"trials": 0}
     n = min(len(g) for g in groups.values())
     out: dict[str, Any] = {"trials": n, f"avg@{n}": sum(e.acc for e in episodes) / len(episodes)}
+    successes = [(len(g), sum(1 for e in g if e.acc > SR_THRESHOLD)) for g in groups.values()]
+    strict = [(len(g), sum(1 for e in g if e.strict)) for g in groups.values()]
     for k in range(1, n + 1):
-        successes = [(len(g), sum(1 for e in g if e.acc > SR_THRESHOLD)) for g in groups.values()]
-        out[f"pass@{k}"] = sum(pass_at_k(m, c, k) for m, c in successes) / len(successes)
-        out[f"pass^{k}"] = sum(pass_hat_k(m, c, k) for m, c in successes) / len(successes)
+        for prefix, counts in (("", successes), ("strict_", strict)):
+            out[f"{prefix}pass@{k}"] = sum(pass_at_k(m, c, k) for m, c in counts) / len(counts)
+            out[f"{prefix}pass^{k}"] = sum(pass_hat_k(m, c, k) for m, c in counts) / len(counts)
     return out

@@ -57,3 +57,21 @@ def _try_json(s: str) -> Any:
 def appears_in(value: Any, text: str) -> bool:
     needle = normalize(value)
     return bool(needle) and needle in normalize(decoded(text))
+
+
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def looks_like_id(value: str) -> bool:
+    """A value an agent cannot invent: an id, an email, a phone number, a file path. Free text (with
+    spaces), bare numbers (timestamps, sizes) and plain words (enum values) are not."""
+    if value.lstrip("-").isdigit():
+        return len(value.lstrip("-")) >= 15  # snowflakes and long numeric ids; not timestamps or counts
+    if len(value) < 4 or "\n" in value or _DATETIME.fullmatch(value.strip()):
+        return False
+    if re.search(r"\.[A-Za-z0-9]{1,5}$", value) and len(value) < 200:  # a file name or path, spaces or not
+        return True
+    if any(ch.isspace() for ch in value):
+        return False
+    has_digit, has_alpha = any(ch.isdigit() for ch in value), any(ch.isalpha() for ch in value)
+    return (has_digit and has_alpha) or "@" in value or "/" in value or value.startswith("+")

@@ -58,6 +58,10 @@ class GoldStep(BaseModel):
 class _CheckpointBase(BaseModel):
     model_config = _STRICT
     summary: str = Field(min_length=1, description="what the checkpoint asks, in one sentence (for judges)")
+    rules_cannot_check: str | None = Field(
+        default=None, min_length=10,
+        description="what this checkpoint asks that no rule can decide (a tone, a faithful summary): where the "
+                    "rules would pass it, it is left undecided (score None) for a judge instead")
 
 
 class SearchCheckpoint(_CheckpointBase):
@@ -119,6 +123,22 @@ Checkpoint = Annotated[
 ]
 
 
+class MutationExemption(BaseModel):
+    """A mutant of the gold chain the checkpoints may let pass, and why (see :mod:`mcp_persona.mutants`).
+
+    The reason must be specific: what the user left free, so that any value is right."""
+
+    model_config = _STRICT
+    kind: Literal["drop", "free_text", "duplicate", "retarget"]
+    call: str = Field(pattern=r"^\d+\.\d+$", description="the gold call, 'STEP.CALL' (0-based)")
+    argument: str | None = Field(default=None, description="dotted argument path, for free_text and retarget")
+    reason: str = Field(min_length=25)
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind} {self.call}" + (f" {self.argument}" if self.argument else "")
+
+
 class Task(BaseModel):
     model_config = _STRICT
 
@@ -142,6 +162,7 @@ class Task(BaseModel):
         default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
     )
     seed: int = 0
+    mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:

@@ -1,0 +1,217 @@
+"""The strict pass and mutation testing, with scripted agents that do a task badly.
+
+Each scripted agent replays a bundled task's gold chain with one deliberate fault; the strict pass (and,
+where the fault loses content, Acc) must drop, while harmless variations (an idempotent repeated update, a
+read that marks a message as read) must not cost anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_persona.mutants import ReplayAgent, derive_mutants, gold_plan, mutation_test, observe_gold
+from mcp_persona.runner import run_episode
+from mcp_persona.scoring.strict import compare_end_states, strict_pass
+from mcp_persona.store import EpisodeRecord
+from mcp_persona.tasks import GoldCall, Task, load_tasks
+from mcp_persona.validate import mutation_problems
+
+pytestmark = pytest.mark.anyio
+
+
+def bundled(task_id: str) -> Task:
+    return next(t for t in load_tasks("persona") if t.id == task_id)
+
+
+async def replay(task: Task, plan: Any) -> EpisodeRecord:
+    return await run_episode(task, ReplayAgent(tuple(plan)))
+
+
+def with_checkpoints(task: Task, checkpoints: list[dict[str, Any]], **extra: Any) -> Task:
+    data = task.model_dump(mode="json") | {"checkpoints": checkpoints} | extra
+    return Task.model_validate(data)
+
+
+# -- the strict pass ----------------------------------------------------------------------------------
+async def test_gold_replay_passes_strictly() -> None:
+    record = await replay(bundled("collab_wecom_003"), gold_plan(bundled("collab_wecom_003")))
+    assert record.score is not None
+    assert record.score["acc"] == 1.0
+    assert record.score["end_state"] == {"equivalent": True, "missing": [], "extra": []}
+    assert record.score["strict"] is True
+
+
+async def test_a_message_sent_twice_fails_strict_but_not_acc() -> None:
+    task = bundled("collab_wecom_003")
+    plan = gold_plan(task)
+    record = await replay(task, (*plan, plan[-1]))  # the closing send_text once more
+    assert record.score is not None
+    assert record.score["acc"] == 1.0  # every checkpoint is still met: the paper's metric cannot see it
+    assert record.score["strict"] is False
+    assert record.score["end_state"]["extra"] == ["wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]"]
+    assert record.score["end_state"]["missing"] == []
+
+
+async def test_an_idempotent_repeated_update_is_not_a_difference() -> None:
+    task = bundled("collab_lark_002")
+    plan = gold_plan(task)
+    patch = next(p for p in plan if p.call.tool == "calendar_v4_calendarEvent_patch")
+    record = await replay(task, (*plan, patch))
+    assert record.score is not None
+    assert record.score["collateral"] == []
+    assert record.score["strict"] is True
+
+
+async def test_a_read_side_effect_the_app_declares_is_not_collateral() -> None:
+    task = bundled("email_gmail_001")
+    plan = list(gold_plan(task))
+    inbox = await replay(task, plan)
+    assert inbox.score is not None and inbox.score["strict"] is True
+    # read every message the search returned: Gmail marks them read (declared in ignore_changes)
+    reads = [p for p in plan if p.call.tool == "read_email"]
+    assert reads, "the task reads an email"
+    record = await replay(task, (*plan, *reads))
+    assert record.score is not None
+    assert record.score["collateral"] == []
+    assert record.score["strict"] is True
+
+
+async def test_a_write_to_another_chat_fails_strict_and_acc() -> None:
+    task = bundled("collab_lark_002")
+    plan = gold_plan(task)
+    idx = next(i for i, p in enumerate(plan) if p.call.tool == "im_v1_message_create")
+    call = plan[idx].call
+    other = "ou_043b026c48bbf33feff9243a8f506b40"  # Zhao, not Wang Fang
+    args = call.arguments | {"data": call.arguments["data"] | {"receive_id": other}}
+    wrong = plan[idx].__class__(plan[idx].label, plan[idx].round, GoldCall(server=call.server, tool=call.tool,
+                                                                            arguments=args))
+    record = await replay(task, (*plan[:idx], wrong, *plan[idx + 1:]))
+    assert record.score is not None
+    assert record.score["acc"] < 1.0
+    assert record.score["strict"] is False
+
+
+def test_strict_pass_needs_every_part() -> None:
+    ok = {"checkpoints": [{"score": 1.0}], "collateral": [], "end_state": {"equivalent": True}}
+    assert strict_pass(ok) is True
+    assert strict_pass(ok | {"checkpoints": [{"score": 1.0}, {"score": None}]}) is False  # undecided
+    assert strict_pass(ok | {"checkpoints": [{"score": 0.5}]}) is False
+    assert strict_pass(ok | {"collateral": ["lark: modify event x"]}) is False
+    assert strict_pass(ok | {"end_state": {"equivalent": False}}) is False
+
+
+def test_end_state_comparison_counts_copies() -> None:
+    from collections import Counter
+
+    gold = Counter({("slack", "create", "message", "channels[C1]"): 1})
+    twice = Counter({("slack", "create", "message", "channels[C1]"): 2})
+    elsewhere = Counter({("slack", "create", "message", "channels[C2]"): 1})
+    assert compare_end_states(gold, gold).equivalent
+    assert compare_end_states(gold, twice).extra == ["slack: create message in channels[C1]"]
+    cmp = compare_end_states(gold, elsewhere)
+    assert cmp.missing == ["slack: create message in channels[C1]"]
+    assert cmp.extra == ["slack: create message in channels[C2]"]
+
+
+# -- mutation testing ---------------------------------------------------------------------------------
+WEAK_TEXT = {  # the text's content is not checked: "ok" passes
+    "type": "operate", "summary": "Text mentioning Song Ke", "server": "wecom", "tool": "send_text",
+    "operate_type": "create", "entity": "message",
+    "expect": {"msgtype": "text", "text.mentioned_list": {"$has": "SongKe"}},
+    "parent_expect": {"name": "Orbit Lab Marketing Dept"},
+}
+STRONG_TEXT = WEAK_TEXT | {"expect": WEAK_TEXT["expect"] | {"text.content": {"$contains": "Q1 campaign summary"}}}
+
+
+def wecom_task(text_checkpoint: dict[str, Any], **extra: Any) -> Task:
+    base = bundled("collab_wecom_003")
+    return with_checkpoints(base, [*base.model_dump(mode="json")["checkpoints"][:2], text_checkpoint], **extra)
+
+
+async def test_the_four_mutant_kinds_are_derived_from_observed_writes() -> None:
+    task = wecom_task(STRONG_TEXT)
+    obs = await observe_gold(task)
+    assert obs.writes == {(2, 0), (3, 0), (4, 0)}  # upload_file, send_file, send_text; the reads change nothing
+    keys = {m.key for m in derive_mutants(task, obs)}
+    assert {"drop 2.0", "drop 3.0", "drop 4.0", "duplicate 4.0", "free_text 4.0 content"} <= keys
+    assert not any(k.startswith(("drop 0.", "drop 1.")) for k in keys)  # reads are never dropped
+
+
+async def test_a_weak_text_checkpoint_lets_the_free_text_mutant_survive() -> None:
+    weak = await mutation_test(wecom_task(WEAK_TEXT))
+    survivors = {r.mutant.key for r in weak.survivors}
+    assert "free_text 4.0 content" in survivors
+    problems = mutation_problems(wecom_task(WEAK_TEXT), weak)
+    assert any("free_text 4.0 content" in p for p in problems)
+
+
+async def test_a_content_check_kills_it() -> None:
+    strong = await mutation_test(wecom_task(STRONG_TEXT))
+    by_key = {r.mutant.key: r for r in strong.results}
+    assert by_key["free_text 4.0 content"].killed
+    assert by_key["duplicate 4.0"].killed and by_key["drop 4.0"].killed
+    assert not by_key["drop 4.0"].equivalent
+
+
+async def test_an_exemption_excuses_its_survivor_and_only_it() -> None:
+    exemption = {"kind": "free_text", "call": "4.0", "argument": "content",
+                 "reason": "the user only asked for Song Ke to be mentioned; the wording is free"}
+    task = wecom_task(WEAK_TEXT, mutation_exemptions=[exemption])
+    result = await mutation_test(task)
+    assert not any("free_text 4.0 content" in p for p in mutation_problems(task, result))
+    stale = wecom_task(STRONG_TEXT, mutation_exemptions=[exemption])
+    problems = mutation_problems(stale, await mutation_test(stale))
+    assert problems == ["mutation exemption 'free_text 4.0 content' excuses no surviving mutant"]
+
+
+def test_an_exemption_needs_a_real_reason() -> None:
+    with pytest.raises(ValueError, match="at least 25"):
+        wecom_task(WEAK_TEXT, mutation_exemptions=[{"kind": "drop", "call": "4.0", "reason": "free"}])
+
+
+def test_anyio_backend_runs_the_mutation_test_synchronously() -> None:
+    # validate calls mutation_test from a sync CLI through anyio.run
+    result = anyio.run(mutation_test, wecom_task(STRONG_TEXT))
+    assert result.counted and not result.survivors
+
+
+async def test_rules_never_pass_what_they_cannot_check() -> None:
+    base = bundled("collab_wecom_003")
+    cps = base.model_dump(mode="json")["checkpoints"]
+    cps[2] = STRONG_TEXT | {"rules_cannot_check": "whether the text tells Song Ke where the file is"}
+    task = with_checkpoints(base, cps)
+    record = await replay(task, gold_plan(task))
+    assert record.score is not None
+    assert record.score["checkpoints"][2]["score"] is None
+    assert record.score["acc"] == 1.0  # Acc is the mean over decided checkpoints
+    assert record.score["strict"] is False  # an undecided checkpoint is not a pass
+    wrong = await replay(task, gold_plan(task)[:-1])  # the text never sent: the rules can still fail it
+    assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.5  # only the file message
+
+
+def test_sloppy_agents_score_below_the_gold_chain() -> None:
+    """The benchmark's scripted agents on the collaboration tasks: each fault costs the strict pass."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "sloppy_agents.py"
+    spec = importlib.util.spec_from_file_location("sloppy_agents", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        metrics = module.main(["--tasks", "collab_*"])
+    finally:
+        sys.modules.pop(spec.name, None)
+    gold = metrics.pop("gold")
+    assert gold["strict_sr"] == 1.0 and gold["acc"] == 1.0
+    for name, m in metrics.items():
+        assert m["strict_sr"] < 0.5, name
+    assert metrics["writes twice"]["acc"] > 0.95  # the paper's Acc cannot see a second copy...
+    assert metrics["writes twice"]["strict_sr"] < 0.35  # ...the strict pass can
+    assert metrics["answer only"]["strict_sr"] == 0.0  # values never retrieved are not a pass
