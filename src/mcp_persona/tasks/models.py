@@ -145,8 +145,11 @@ class Task(BaseModel):
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     suite: str
     category: Literal[
-        "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other"
-    ] = Field(description="the paper's task groups: four single-server, three cross-server")
+        "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other",
+        "travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
+        "software_development", "office", "mathematics",
+    ] = Field(description="MCP-Persona's task groups (four single-server, three cross-server), then LiveMCP-101's "
+                          "eight domains")
     variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,588 @@
+"""The task templates of the ``livemcp101`` suite (registered with ``livemcp101_tasks.task``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from livemcp101_tasks import WS, Plan, cut, file_has, found, money, sheet_cells, sheet_has, sheet_now_has, task
+
+CITY_ZONES = {"Tokyo": "Asia/Tokyo", "London": "Europe/London", "Singapore": "Asia/Singapore",
+              "Seoul": "Asia/Seoul", "Hong Kong": "Asia/Hong_Kong"}
+
+# ================================================================ easy ======================================
+
+
+def _now_and_weather(city: str, tid: str, tz: str = "Asia/Shanghai") -> None:
+    @task(tid, "travel_lifestyle", "easy", tz=tz)
+    async def t(p: Plan) -> dict[str, Any]:
+        clock, weather = await p.step(("time", "get_current_time", {"timezone": CITY_ZONES[city]}),
+                                      ("weather", "get_current_weather", {"city": city}))
+        local = clock["datetime"][11:16]
+        cur = weather["current"]
+        return {"instruction": f"I'm about to call a friend in {city}. What time is it there right now, and what's "
+                               "the weather like (temperature and conditions)?",
+                "checkpoints": [found(f"local time in {city}", local),
+                                found(f"current temperature in {city}", cur["temp_c"])],
+                "answer": f"It is {local} ({clock['day_of_week']}) in {city}. Conditions: {cur['condition'].lower()}, "
+                          f"{cur['temp_c']} °C (feels like {cur['feels_like_c']} °C), humidity {cur['humidity']}%.",
+                "key_points": [f"local time {local}", f"{cur['temp_c']} °C", cur["condition"]]}
+
+
+_now_and_weather("Tokyo", "travel_easy_01")
+_now_and_weather("London", "travel_easy_02", tz="Europe/Paris")
+_now_and_weather("Seoul", "travel_easy_03")
+
+
+def _convert_two_days(amount: int, src: str, dst: str, day: str, tid: str) -> None:
+    @task(tid, "finance_markets", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        now, then = await p.step(("exchange_rate", "convert_currency", {"amount": amount, "from_currency": src,
+                                                                         "to_currency": dst}),
+                                 ("exchange_rate", "convert_currency", {"amount": amount, "from_currency": src,
+                                                                         "to_currency": dst, "date": day}))
+        diff = round(now["result"] - then["result"], 2)
+        word = "more" if diff > 0 else "less"
+        return {"instruction": f"How much is {amount:,} {src} in {dst} at today's rate, and how does that compare "
+                               f"with what it would have been on {day}?",
+                "checkpoints": [found(f"{amount} {src} in {dst} today", now["result"]),
+                                found(f"{amount} {src} in {dst} on {day}", then["result"])],
+                "answer": f"Today {amount:,} {src} = {now['result']} {dst} (rate {now['rate']}). On {day} it would "
+                          f"have been {then['result']} {dst} (rate {then['rate']}), so today's amount is "
+                          f"{abs(diff)} {dst} {word}.",
+                "key_points": [f"today {now['result']} {dst}", f"{day}: {then['result']} {dst}"]}
+
+
+_convert_two_days(1250, "EUR", "JPY", "2026-03-02", "finance_easy_01")
+_convert_two_days(800, "GBP", "SGD", "2026-02-16", "finance_easy_02")
+_convert_two_days(5000, "CNY", "KRW", "2026-01-30", "finance_easy_03")
+
+
+def _chart_movie(kind: str, tid: str) -> None:
+    tool = {"popular": "get_popular_movies", "top rated": "get_top_rated_movies"}[kind]
+
+    @task(tid, "leisure_entertainment", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        chart = await p.step(("tmdb", tool, {}))
+        first = chart["results"][0]
+        d = await p.step(("tmdb", "get_movie_details", {"movie_id": first["id"]}))
+        hours, mins = divmod(d["runtime"], 60)
+        return {"instruction": f"What's the number one {kind} movie on TMDB at the moment? Tell me who directed it "
+                               "and how long it runs.",
+                "checkpoints": [found(f"the #1 {kind} movie", d["title"]), found("its director", d["director"]),
+                                found("its runtime in minutes", d["runtime"])],
+                "answer": f"The #1 {kind} movie is {d['title']} ({d['release_date'][:4]}), directed by {d['director']}. "
+                          f"It runs {d['runtime']} minutes ({hours} h {mins} min).",
+                "key_points": [d["title"], d["director"], f"{d['runtime']} minutes"]}
+
+
+_chart_movie("popular", "leisure_easy_01")
+_chart_movie("top rated", "leisure_easy_02")
+
+
+def _release_and_commit(owner: str, repo: str, tid: str) -> None:
+    @task(tid, "software_development", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        rel, commits = await p.step(("github", "list_releases", {"owner": owner, "repo": repo}),
+                                    ("github", "list_commits", {"owner": owner, "repo": repo, "perPage": 1}))
+        c = commits[0]
+        return {"instruction": f"For the GitHub repo {owner}/{repo}: what's the latest release tag, and what was the "
+                               "most recent commit on the main branch (message and author)?",
+                "checkpoints": [found("the latest release tag", rel[0]["tag_name"]),
+                                found("the latest commit message", c["commit"]["message"]),
+                                found("the latest commit's author", c["author"]["login"])],
+                "answer": f"The latest release of {owner}/{repo} is {rel[0]['tag_name']} (published "
+                          f"{rel[0]['published_at'][:10]}). The most recent commit is \"{c['commit']['message']}\" by "
+                          f"{c['author']['login']} on {c['commit']['author']['date'][:10]}.",
+                "key_points": [rel[0]["tag_name"], c["commit"]["message"]]}
+
+
+_release_and_commit("pallets", "flask", "software_easy_01")
+_release_and_commit("astral-sh", "ruff", "software_easy_02")
+_release_and_commit("ollama", "ollama", "software_easy_03")
+
+
+def _fact_in_units(title: str, key: str, what: str, src: str, dst: str, question: str, tid: str) -> None:
+    @task(tid, "knowledge_research", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        facts = await p.step(("wikipedia", "extract_key_facts", {"title": title}))
+        value = facts["facts"][key]
+        conv = await p.step(("wolfram_alpha", "convert_units", {"value": value, "from_unit": src, "to_unit": dst}))
+        shown = cut(conv["result"], 0)
+        return {"instruction": question,
+                "checkpoints": [found(f"{title}: {key}", value), found(f"the value in {dst}", shown)],
+                "answer": f"According to Wikipedia, the {what} of {title} is {value:,} {src}. That is about "
+                          f"{conv['result']} {dst}.",
+                "key_points": [f"{value} {src}", f"{shown} {dst}"]}
+
+
+_fact_in_units("Mount Fuji", "elevation_m", "elevation", "m", "ft", "How high is Mount Fuji in feet? Use Wikipedia's figure in "
+               "metres and convert it.", "knowledge_easy_01")
+_fact_in_units("Eiffel Tower", "height_m", "height", "m", "ft", "My kid wants to know how tall the Eiffel Tower is in feet. "
+               "Look up its height and convert it for me.", "knowledge_easy_02")
+_fact_in_units("Amazon River", "length_km", "length", "km", "mi", "How long is the Amazon River in miles? Take the length from "
+               "Wikipedia and convert it.", "knowledge_easy_03")
+
+
+def _pace(distance_km: float, pace_min: float, label: str, tid: str) -> None:
+    @task(tid, "mathematics", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        expr = f"{distance_km} * {pace_min}"
+        total = await p.step(("wolfram_alpha", "calculate", {"expression": expr}))
+        miles = await p.step(("wolfram_alpha", "convert_units", {"value": distance_km, "from_unit": "km",
+                                                                  "to_unit": "mi"}))
+        minutes = total["result"]
+        h, m = divmod(minutes, 60)
+        mi = cut(miles["result"], 1)
+        return {"instruction": f"I'm running a {label} ({distance_km} km) at a steady {pace_min} minutes per km. How "
+                               "many minutes will it take in total, and how far is that in miles?",
+                "checkpoints": [found("total minutes", minutes), found("distance in miles", mi)],
+                "answer": f"At {pace_min} min/km, {distance_km} km takes {minutes} minutes (about {int(h)} h "
+                          f"{round(m)} min). The distance is {miles['result']} miles.",
+                "key_points": [f"{minutes} minutes", f"{mi} miles"]}
+
+
+_pace(42.195, 5.5, "marathon", "math_easy_01")
+_pace(21.0975, 6.25, "half marathon", "math_easy_02")
+_pace(15.0, 4.8, "15K race", "math_easy_03")
+
+
+def _hn_top(n: int, tid: str) -> None:
+    @task(tid, "web_search_news", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        top = await p.step(("hacker_news", "get_stories", {"story_type": "top", "num_stories": n}))
+        story = await p.step(("hacker_news", "get_story_info", {"story_id": int(top[0]["id"])}))
+        lines = "; ".join(f"{s['title']} ({s['score']} points)" for s in top)
+        first_comment = story["comments"][0]
+        return {"instruction": f"What are the top {n} stories on Hacker News right now, with their scores? For the top "
+                               "one, tell me who posted it and what the first comment says.",
+                "checkpoints": [found("the top stories", *[s["title"] for s in top]),
+                                found("the top story's score", top[0]["score"]),
+                                found("the top story's author", story["by"])],
+                "answer": f"Top {n}: {lines}. The top story was posted by {story['by']}; the first comment "
+                          f"({first_comment['by']}) says: \"{first_comment['text']}\"",
+                "key_points": [s["title"] for s in top]}
+
+
+_hn_top(3, "news_easy_01")
+_hn_top(5, "news_easy_02")
+
+Q1 = f"{WS}/expenses_q1.xlsx"
+
+
+def _q1_total(column: str, col: str, tid: str) -> None:
+    @task(tid, "office", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        rows = await p.step(("excel", "read_data_from_excel", {"filepath": Q1, "sheet_name": "Summary"}))
+        values = [r[col] for r in rows["rows"][1:]]
+        calc = await p.step(("wolfram_alpha", "calculate", {"expression": " + ".join(str(v) for v in values)}))
+        return {"instruction": f"In my workbook {Q1}, what did we spend on {column.lower()} in Q1 in total? Just "
+                               "read the Summary sheet, don't change anything.",
+                "checkpoints": [found(f"Q1 {column.lower()} total", calc["result"])],
+                "answer": f"Q1 {column.lower()} spend was {calc['result']} in total (January {values[0]}, February "
+                          f"{values[1]}, March {values[2]}).",
+                "key_points": [f"total {calc['result']}"]}
+
+
+_q1_total("Travel", 1, "office_easy_01")
+_q1_total("Meals", 3, "office_easy_02")
+
+
+def _cheapest_stay(city: str, checkin: str, checkout: str, adults: int, tid: str) -> None:
+    @task(tid, "travel_lifestyle", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        res = await p.step(("airbnb", "airbnb_search", {"location": city, "checkin": checkin, "checkout": checkout,
+                                                         "adults": adults}))
+        best = res["searchResults"][0]
+        d = await p.step(("airbnb", "airbnb_listing_details", {"id": best["id"], "checkin": checkin,
+                                                                "checkout": checkout, "adults": adults}))
+        total = d["price"]["total"]
+        return {"instruction": f"Find me the cheapest Airbnb in {city} for {adults} adult{'s' if adults > 1 else ''} from {checkin} to "
+                               f"{checkout}. What's the total for the stay and does it have Wifi and a kitchen?",
+                "checkpoints": [found("the cheapest listing", best["name"]), found("the stay's total price", total)],
+                "answer": f"The cheapest fit is \"{best['name']}\" ({d['room_type']}, {best['price']['rate']}): "
+                          f"${total} in total for {d['price']['nights']} nights including cleaning. Wifi: "
+                          f"{'yes' if 'Wifi' in d['amenities'] else 'no'}; kitchen: "
+                          f"{'yes' if 'Kitchen' in d['amenities'] else 'no'}.",
+                "key_points": [best["name"], f"${total}"]}
+
+
+_cheapest_stay("Tokyo", "2026-03-20", "2026-03-23", 2, "travel_easy_04")
+_cheapest_stay("London", "2026-03-27", "2026-03-30", 1, "travel_easy_05")
+_cheapest_stay("Singapore", "2026-04-02", "2026-04-05", 2, "travel_easy_06")
+
+
+def _close_and_pe(ticker: str, day: str, tid: str) -> None:
+    @task(tid, "finance_markets", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        bar, info = await p.step(("yahoo_finance", "get_stock_price_on_date", {"ticker": ticker, "date": day}),
+                                 ("yahoo_finance", "get_stock_info", {"ticker": ticker}))
+        return {"instruction": f"What did {ticker} close at on {day}, and what's its current trailing P/E and "
+                               "market cap?",
+                "checkpoints": [found(f"{ticker} close on {day}", bar["close"]),
+                                found("trailing P/E", info["trailingPE"])],
+                "answer": f"{info['longName']} ({ticker}) closed at ${bar['close']} on {day}. As of the last close "
+                          f"({info['asOf']}, ${info['currentPrice']}) its trailing P/E is {info['trailingPE']} and its "
+                          f"market cap is ${info['marketCap']:,}.",
+                "key_points": [f"close {bar['close']}", f"P/E {info['trailingPE']}"]}
+
+
+_close_and_pe("NVDA", "2026-03-06", "finance_easy_04")
+_close_and_pe("KO", "2026-02-27", "finance_easy_05")
+_close_and_pe("MSFT", "2026-03-02", "finance_easy_06")
+
+
+def _npm_pkg(name: str, tid: str) -> None:
+    @task(tid, "software_development", "easy")
+    async def t(p: Plan) -> dict[str, Any]:
+        info, dl = await p.step(("npm_registry", "get_package_info", {"name": name}),
+                                ("npm_registry", "get_package_downloads", {"name": name, "period": "last-week"}))
+        return {"instruction": f"Before I add {name} to our project: what's its latest version, its license, and how "
+                               "many downloads did it get last week?",
+                "checkpoints": [found("latest version", info["latest"]), found("weekly downloads", dl["downloads"])],
+                "answer": f"{name} is at {info['latest']} (published {info['published'][:10]}), licensed "
+                          f"{info['license']}, with {dl['downloads']:,} downloads last week.",
+                "key_points": [info["latest"], info["license"], f"{dl['downloads']:,}"]}
+
+
+_npm_pkg("fastify", "software_easy_04")
+_npm_pkg("zod", "software_easy_05")
+
+
+@task("leisure_easy_03", "leisure_entertainment", "easy")
+async def _trending_jp(p: Plan) -> dict[str, Any]:
+    chart = await p.step(("youtube_data", "getTrendingVideos", {"regionCode": "JP", "maxResults": 1}))
+    v = chart["items"][0]
+    d = await p.step(("youtube_data", "getVideoDetails", {"videoIds": [v["id"]]}))
+    item = d["items"][0]
+    mins, secs = divmod(item["contentDetails"]["durationSeconds"], 60)
+    return {"instruction": "What's the number one trending YouTube video in Japan right now? Who made it, how long is "
+                           "it and how many views does it have?",
+            "checkpoints": [found("the #1 trending video in Japan", item["snippet"]["title"]),
+                            found("its view count", item["statistics"]["viewCount"])],
+            "answer": f"#1 in Japan is \"{item['snippet']['title']}\" by {item['snippet']['channelTitle']}: {mins} min "
+                      f"{secs} s long, {item['statistics']['viewCount']:,} views.",
+            "key_points": [item["snippet"]["title"], item["snippet"]["channelTitle"]]}
+
+
+# ================================================================ medium ====================================
+
+
+def _day_plan(city: str, hotel: str, sight_q: str, food_q: str, tid: str,
+              lead: str = "I'm staying by {hotel} in {city} and have one free day.") -> None:
+    @task(tid, "travel_lifestyle", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        sights, foods = await p.step(("google_maps", "maps_search_places", {"query": sight_q}),
+                                     ("google_maps", "maps_search_places", {"query": food_q}))
+        sight, food = sights["places"][0], foods["places"][0]
+        ds, df = await p.step(("google_maps", "maps_place_details", {"place_id": sight["place_id"]}),
+                              ("google_maps", "maps_place_details", {"place_id": food["place_id"]}))
+        m = await p.step(("google_maps", "maps_distance_matrix", {"origins": [hotel],
+                                                                   "destinations": [sight["name"], food["name"]],
+                                                                   "mode": "transit"}))
+        e1, e2 = m["results"][0]["elements"]
+        t1, t2 = round(e1["duration"]["value"] / 60), round(e2["duration"]["value"] / 60)
+        path = f"{WS}/{city.lower().replace(' ', '-')}-day-plan.md"
+        text = (f"# {city} day plan\n\nStart: {hotel}\n\n"
+                f"1. {sight['name']} - {ds['formatted_address']} (open {ds['opening_hours']['daily']}, rating "
+                f"{sight['rating']}), about {t1} min by transit\n"
+                f"2. {food['name']} - {df['formatted_address']} (open {df['opening_hours']['daily']}, rating "
+                f"{food['rating']}), about {t2} min by transit from the start\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": lead.format(hotel=hotel, city=city) + " Find the best-rated "
+                               f"{sight_q.split()[0]} and the best-rated {food_q.split()[0]} spot, check their opening "
+                               f"hours, and how long each takes by public transport from {hotel}. Save a short plan "
+                               f"to {path}.",
+                "checkpoints": [found("the chosen sight", sight["name"]), found("the chosen food place", food["name"]),
+                                file_has(path, sight["name"], "the sight"),
+                                file_has(path, ds["opening_hours"]["daily"], "the sight's opening hours")],
+                "answer": f"Plan saved to {path}: {sight['name']} (rating {sight['rating']}, open "
+                          f"{ds['opening_hours']['daily']}, ~{t1} min by transit) and {food['name']} (rating "
+                          f"{food['rating']}, open {df['opening_hours']['daily']}, ~{t2} min by transit).",
+                "key_points": [sight["name"], food["name"], f"{t1} min", f"{t2} min"]}
+
+
+_day_plan("Tokyo", "Tokyo Station", "museum Tokyo", "restaurant Tokyo", "travel_medium_01")
+_day_plan("London", "King's Cross Station", "museum London", "restaurant London", "travel_medium_02")
+_day_plan("Singapore", "Changi Airport", "park Singapore", "food Singapore", "travel_medium_03",
+          lead="I have a long layover at {hotel} and want to see a bit of {city}.")
+
+
+def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
+    @task(tid, "finance_markets", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        infos = await p.step(*[("yahoo_finance", "get_stock_info", {"ticker": k}) for k in holdings])
+        expr = " + ".join(f"{n} * {i['currentPrice']}" for n, i in zip(holdings.values(), infos, strict=True))
+        total = await p.step(("wolfram_alpha", "calculate", {"expression": expr}))
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": total["result"], "from_currency": "USD",
+                                                                    "to_currency": cur}))
+        parts = ", ".join(f"{n} {k} at ${i['currentPrice']}" for (k, n), i in zip(holdings.items(), infos,
+                                                                                     strict=True))
+        held = ", ".join(f"{n} {k}" for k, n in holdings.items())
+        return {"instruction": f"I hold {held}. What is my portfolio worth at the last closing prices, in US dollars "
+                               f"and in {cur} at today's exchange rate?",
+                "checkpoints": [found("portfolio value in USD", cut(total["result"], 0)),
+                                found(f"portfolio value in {cur}", cut(conv["result"], 0))],
+                "answer": f"At the last close ({infos[0]['asOf']}): {parts}. Total ${total['result']:,} = "
+                          f"{conv['result']:,} {cur} at {conv['rate']} {cur}/USD.",
+                "key_points": [f"${total['result']}", f"{conv['result']} {cur}"]}
+
+
+_portfolio({"AAPL": 40, "MSFT": 15, "NVDA": 25}, "EUR", "finance_medium_01")
+_portfolio({"GOOGL": 30, "AMZN": 20, "META": 8}, "GBP", "finance_medium_02")
+_portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03")
+
+
+def _director_pair(name: str, tid: str) -> None:
+    @task(tid, "leisure_entertainment", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        people = await p.step(("tmdb", "search_person", {"query": name}))
+        films = people["results"][0]["known_for"][:2]
+        d1, d2 = await p.step(*[("tmdb", "get_movie_details", {"movie_id": f["id"]}) for f in films])
+        calc = await p.step(("wolfram_alpha", "calculate", {"expression": f"({d1['revenue']} - {d1['budget']}) - "
+                                                                           f"({d2['revenue']} - {d2['budget']})"}))
+        better = d1 if calc["result"] > 0 else d2
+        return {"instruction": f"Take two films by {name} on TMDB. Which one made more profit (revenue minus budget), "
+                               "and by how much?",
+                "checkpoints": [found("the two films", d1["title"], d2["title"]),
+                                found("the profit difference", abs(calc["result"]))],
+                "answer": f"{d1['title']}: revenue ${d1['revenue']:,}, budget ${d1['budget']:,}; {d2['title']}: revenue "
+                          f"${d2['revenue']:,}, budget ${d2['budget']:,}. {better['title']} made "
+                          f"${abs(calc['result']):,} more profit ({abs(calc['result'])}).",
+                "key_points": [better["title"], f"${abs(calc['result']):,}"]}
+
+
+_director_pair("Christopher Nolan", "leisure_medium_01")
+_director_pair("Denis Villeneuve", "leisure_medium_02")
+_director_pair("Hayao Miyazaki", "leisure_medium_03")
+
+
+def _triage(owner: str, repo: str, tid: str) -> None:
+    @task(tid, "software_development", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        hits = await p.step(("github", "search_issues", {"query": f"repo:{owner}/{repo} is:issue is:open",
+                                                          "sort": "comments", "order": "desc"}))
+        top = hits["items"][0]
+        issue, prs = await p.step(("github", "get_issue", {"owner": owner, "repo": repo,
+                                                            "issue_number": top["number"]}),
+                                  ("github", "list_pull_requests", {"owner": owner, "repo": repo, "state": "open"}))
+        path = f"{WS}/{repo}-triage.md"
+        pr_lines = "".join(f"- #{x['number']} {x['title']} ({x['user']})\n" for x in prs) or "- none\n"
+        text = (f"# {owner}/{repo} triage\n\nMost discussed open issue: #{issue['number']} {issue['title']} "
+                f"({issue['comments']} comments, labels: {', '.join(issue['labels'])})\n\nOpen pull requests:\n"
+                f"{pr_lines}")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"Which open issue in {owner}/{repo} has the most discussion right now? Note it together "
+                               f"with the repo's open pull requests in {path} so I can bring it to triage.",
+                "checkpoints": [found("the most discussed open issue", issue["title"]),
+                                file_has(path, issue["title"], "the issue"),
+                                file_has(path, f"#{issue['number']}", "the issue number")],
+                "answer": f"The most discussed open issue is #{issue['number']} \"{issue['title']}\" "
+                          f"({issue['comments']} comments). I wrote it and the {len(prs)} open pull request(s) to "
+                          f"{path}.",
+                "key_points": [f"#{issue['number']}", issue["title"]]}
+
+
+_triage("psf", "requests", "software_medium_01")
+_triage("tiangolo", "fastapi", "software_medium_02")
+_triage("pola-rs", "polars", "software_medium_03")
+
+
+def _compare_facts(a: str, b: str, code: str, what: str, path: str, question: str, tid: str) -> None:
+    @task(tid, "knowledge_research", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        fa, fb = await p.step(("wikipedia", "extract_key_facts", {"title": a}),
+                              ("wikipedia", "extract_key_facts", {"title": b}))
+        src = code.format(a=fa["facts"], b=fb["facts"])
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": src}))
+        lines = out["stdout"].strip().splitlines()
+        text = f"# {a} vs {b}\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        values = [line.split(": ", 1)[1] for line in lines]
+        return {"instruction": question + f" Save the comparison to {path}.",
+                "checkpoints": [found(what, *values), file_has(path, values[0], "the first figure")],
+                "answer": f"{'; '.join(lines)}. Saved to {path}.",
+                "key_points": lines}
+
+
+_compare_facts("Amazon River", "Nile",
+               "a, b = {a}, {b}\nprint('discharge ratio Amazon/Nile:', round(a['discharge_m3_per_s'] / "
+               "b['discharge_m3_per_s'], 1))\nprint('length difference km (Nile - Amazon):', b['length_km'] - "
+               "a['length_km'])\n", "the discharge ratio and length difference", f"{WS}/rivers.md",
+               "How many times more water does the Amazon carry than the Nile, and how much longer is the Nile? Use "
+               "Wikipedia's figures.", "knowledge_medium_01")
+_compare_facts("Tokyo", "London",
+               "a, b = {a}, {b}\nprint('Tokyo density per km2:', round(a['population'] / a['area_km2']))\n"
+               "print('London density per km2:', round(b['population'] / b['area_km2']))\n",
+               "both population densities", f"{WS}/density.md",
+               "Which is more densely populated, Tokyo or London? Work out people per square kilometre from "
+               "Wikipedia's population and area.", "knowledge_medium_02")
+
+
+def _prices_to_book(ticker: str, tid: str) -> None:
+    @task(tid, "office", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        bars = await p.step(("yahoo_finance", "get_historical_stock_prices", {"ticker": ticker, "period": "5d"}))
+        book = f"{WS}/{ticker.lower()}-week.xlsx"
+        await p.step(("excel", "create_workbook", {"filepath": book}))
+        rows = [["Date", "Close"], *[[b["Date"], b["Close"]] for b in bars]]
+        await p.step(("excel", "write_data_to_excel", {"filepath": book, "sheet_name": "Sheet1", "data": rows}))
+        avg = await p.step(("excel", "apply_formula", {"filepath": book, "sheet_name": "Sheet1",
+                                                        "cell": f"B{len(rows) + 1}",
+                                                        "formula": f"=AVERAGE(B2:B{len(rows)})"}))
+        return {"instruction": f"Put {ticker}'s closing prices for the last five trading sessions into a new workbook "
+                               f"{book} (Date and Close columns, first sheet) and add the average close under the "
+                               "prices with a formula. What's the average?",
+                "checkpoints": [found("the average close", cut(avg["value"], 1)),
+                                sheet_cells(book, "Sheet1", {"A1": "Date", "B1": "Close", "B2": bars[0]["Close"],
+                                                             f"B{len(rows)}": bars[-1]["Close"]},
+                                            "the header and the first and last closes"),
+                                sheet_cells(book, "Sheet1", {f"B{len(rows) + 1}": avg["value"]},
+                                            "the average under the prices", tool="apply_formula")],
+                "answer": f"Created {book} with the closes of {bars[0]['Date']}..{bars[-1]['Date']} and "
+                          f"=AVERAGE(B2:B{len(rows)}) in B{len(rows) + 1}: the average close is {avg['value']}.",
+                "key_points": [f"average {avg['value']}"]}
+
+
+_prices_to_book("AAPL", "office_medium_01")
+_prices_to_book("TSLA", "office_medium_02")
+_prices_to_book("JPM", "office_medium_03")
+
+
+def _topic_digest(word: str, repo_q: str, tid: str) -> None:
+    @task(tid, "web_search_news", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        hits = await p.step(("hacker_news", "search_stories", {"query": word, "num_results": 3}))
+        story = await p.step(("hacker_news", "get_story_info", {"story_id": int(hits[0]["id"])}))
+        repos = await p.step(("github", "search_repositories", {"query": repo_q, "perPage": 3}))
+        top_repo = repos["items"][0]
+        path = f"{WS}/{word.lower()}-digest.md"
+        text = (f"# {word} digest\n\nHacker News: {story['title']} ({story['score']} points, "
+                f"{story['descendants']} comments) {story['url'] or ''}\n\nMost starred repo: {top_repo['full_name']} "
+                f"({top_repo['stargazers_count']} stars) - {top_repo['description']}\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"Make me a quick {word} digest: the highest-scoring Hacker News story mentioning "
+                               f"{word} and the most-starred GitHub repo for \"{repo_q}\". Write it to {path}.",
+                "checkpoints": [found("the Hacker News story", story["title"]),
+                                found("the most-starred repository", top_repo["full_name"]),
+                                file_has(path, top_repo["full_name"], "the repository")],
+                "answer": f"Top story: \"{story['title']}\" ({story['score']} points). Most-starred repo: "
+                          f"{top_repo['full_name']} ({top_repo['stargazers_count']:,} stars). Digest saved to {path}.",
+                "key_points": [story["title"], top_repo["full_name"]]}
+
+
+_topic_digest("Rust", "language:rust", "news_medium_01")
+_topic_digest("Polars", "dataframe", "news_medium_02")
+
+
+def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid: str) -> None:
+    @task(tid, "mathematics", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        final = await p.step(("wolfram_alpha", "calculate",
+                              {"expression": f"{principal} * (1 + {rate} / 100 / 12) ^ ({years} * 12)"}))
+        code = (f"import math\nr = {rate} / 100 / 12\nmonths = math.ceil(math.log(2) / math.log(1 + r))\n"
+                "print('months to double:', months)\nprint('years to double:', round(months / 12, 1))\n")
+        dbl = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": final["result"], "from_currency": cur,
+                                                                    "to_currency": target}))
+        months = dbl["stdout"].splitlines()[0].split(": ")[1]
+        return {"instruction": f"If I deposit {principal:,} {cur} at {rate}% a year compounded monthly for {years} "
+                               f"years, what will I have? How long until the money doubles at that rate, and what is "
+                               f"the final amount worth in {target} today?",
+                "checkpoints": [found("the final amount", cut(final["result"], 0)),
+                                found("months to double", months),
+                                found(f"the final amount in {target}", cut(conv["result"], 0))],
+                "answer": f"After {years} years: {final['result']} {cur}. It doubles after {months} months "
+                          f"(about {dbl['stdout'].splitlines()[1].split(': ')[1]} years). In {target} at today's rate "
+                          f"({conv['rate']}): {conv['result']} {target}.",
+                "key_points": [f"{final['result']} {cur}", f"{months} months", f"{conv['result']} {target}"]}
+
+
+_savings(12000, "SGD", 3.2, 5, "USD", "math_medium_01")
+_savings(50000, "EUR", 2.75, 10, "CHF", "math_medium_02")
+_savings(8000, "GBP", 4.1, 3, "AUD", "math_medium_03")
+
+
+def _trip_cost(orig: str, dest: str, city: str, day: str, back: str, adults: int, cur: str, tid: str) -> None:
+    @task(tid, "travel_lifestyle", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        fl, stay = await p.step(("flights", "search_flights", {"origin": orig, "destination": dest,
+                                                               "departure_date": day, "adults": adults}),
+                                ("airbnb", "airbnb_search", {"location": city, "checkin": day, "checkout": back,
+                                                             "adults": adults}))
+        f, s = fl["offers"][0], stay["searchResults"][0]
+        total = await p.step(("wolfram_alpha", "calculate",
+                              {"expression": f"{f['total_price_usd']} + {s['price']['total']}"}))
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": total["result"], "from_currency": "USD",
+                                                                    "to_currency": cur}))
+        return {"instruction": f"We're {adults} adults flying {orig} to {dest} on {day} and staying in {city} until "
+                               f"{back}. Take the cheapest one-way flight and the cheapest Airbnb that fits us: what "
+                               f"do they cost together, in USD and in {cur}?",
+                "checkpoints": [found("the cheapest flight", f["flight_number"]),
+                                found("the cheapest stay", s["name"]),
+                                found("the combined cost in USD", total["result"]),
+                                found(f"the combined cost in {cur}", cut(conv["result"], 0))],
+                "answer": f"Flight {f['flight_number']} ({f['airline']}, departs {f['departure']}): "
+                          f"${f['total_price_usd']} for {adults}. Stay: \"{s['name']}\" ${s['price']['total']} "
+                          f"({s['price']['breakdown']}). Together ${total['result']} = {conv['result']} {cur}.",
+                "key_points": [f["flight_number"], s["name"], f"${total['result']}"]}
+
+
+_trip_cost("PVG", "NRT", "Tokyo", "2026-03-27", "2026-03-30", 2, "CNY", "travel_medium_04")
+_trip_cost("SIN", "HKG", "Hong Kong", "2026-04-03", "2026-04-06", 2, "SGD", "travel_medium_05")
+_trip_cost("LHR", "ICN", "Seoul", "2026-04-10", "2026-04-14", 1, "GBP", "travel_medium_06")
+
+
+def _channel_duel(topic: str, tid: str) -> None:
+    @task(tid, "leisure_entertainment", "medium")
+    async def t(p: Plan) -> dict[str, Any]:
+        res = await p.step(("youtube_data", "searchVideos", {"query": topic, "maxResults": 5}))
+        items = res["items"]
+        channels = list(dict.fromkeys(v["snippet"]["channelId"] for v in items))[:2]
+        pair = [next(v for v in items if v["snippet"]["channelId"] == c) for c in channels]
+        stats, cmp_ = await p.step(("youtube_data", "getChannelStatistics", {"channelIds": channels}),
+                                   ("youtube_data", "compareVideos", {"videoIds": [v["id"] for v in pair]}))
+        big = max(stats["items"], key=lambda c: c["statistics"]["subscriberCount"])
+        top = await p.step(("youtube_data", "getChannelTopVideos", {"channelId": big["id"], "maxResults": 1}))
+        best = next(r for r in cmp_["videos"] if r["id"] == cmp_["mostViewed"])
+        return {"instruction": f"Search YouTube for \"{topic}\" and take the top videos from two different channels. "
+                               "Which channel has more subscribers, which of the two videos has more views (and its "
+                               "likes per 1,000 views), and what's the bigger channel's most-viewed video overall?",
+                "checkpoints": [found("the bigger channel", big["snippet"]["title"]),
+                                found("the more viewed video", best["title"]),
+                                found("the bigger channel's top video", top["items"][0]["snippet"]["title"])],
+                "answer": f"{big['snippet']['title']} is bigger ({big['statistics']['subscriberCount']:,} subscribers). "
+                          f"Of the two videos, \"{best['title']}\" has more views ({best['viewCount']:,}; "
+                          f"{best['likesPer1000Views']} likes per 1,000 views). {big['snippet']['title']}'s most-viewed "
+                          f"video is \"{top['items'][0]['snippet']['title']}\".",
+                "key_points": [big["snippet"]["title"], best["title"]]}
+
+
+_channel_duel("budget", "leisure_medium_04")
+_channel_duel("japan", "leisure_medium_05")
+_channel_duel("tokyo", "leisure_medium_06")
+
+
+def _meeting(organiser_tz: str, at: str, zones: list[str], tid: str, tz: str) -> None:
+    @task(tid, "office", "medium", tz=tz)
+    async def t(p: Plan) -> dict[str, Any]:
+        convs = await p.step(*[("time", "convert_time", {"source_timezone": organiser_tz, "time": at,
+                                                         "target_timezone": z}) for z in zones])
+        now = await p.step(("time", "get_current_time", {"timezone": organiser_tz}))
+        path = f"{WS}/meeting-times.txt"
+        lines = [f"{z}: {c['target']['datetime'][11:16]} {c['target']['day_of_week']}" for z, c in zip(zones, convs,
+                                                                                                  strict=True)]
+        text = f"Sync at {at} {organiser_tz} on {now['datetime'][:10]}\n" + "\n".join(lines) + "\n"
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"I want to hold a sync today at {at} {organiser_tz} time. What time will that be for "
+                               f"colleagues in {', '.join(zones)}? Put the list in {path}.",
+                "checkpoints": [found("the converted times", *[c["target"]["datetime"][11:16] for c in convs]),
+                                file_has(path, lines[0], "the first colleague's time")],
+                "answer": f"Today ({now['datetime'][:10]}) {at} in {organiser_tz} is: " + "; ".join(lines)
+                          + f". Saved to {path}.",
+                "key_points": lines}
+
+
+_meeting("Europe/London", "15:00", ["Asia/Tokyo", "America/New_York", "Asia/Kolkata"], "office_medium_04",
+         "Europe/London")
+_meeting("America/Los_Angeles", "08:30", ["Europe/Berlin", "Asia/Singapore", "Australia/Sydney"], "office_medium_05",
+         "America/Los_Angeles")
