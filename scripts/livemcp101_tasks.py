@@ -98,6 +98,12 @@ def sheet_cells(book: str, sheet: str, cells: dict[str, Any], what: str, tool: s
     return cp
 
 
+def text_cells(rows: list[list[Any]], row0: int = 1) -> dict[str, Any]:
+    """The text cells (headers, labels) of rows written from A``row0``, by address."""
+    return {f"{chr(65 + j)}{row0 + i}": v for i, row in enumerate(rows) for j, v in enumerate(row)
+            if isinstance(v, str)}
+
+
 def sheet_now_has(book: str, sheet: str, needle: str, what: str) -> dict[str, Any]:
     return {"type": "operate", "summary": f"Sheet '{sheet}' of {book} now holds {what}", "server": "excel",
             "tool": "write_data_to_excel", "operate_type": "modify",

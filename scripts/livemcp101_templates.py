@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from livemcp101_tasks import WS, Plan, cut, file_has, found, money, sheet_cells, sheet_has, sheet_now_has, task
+from livemcp101_tasks import (WS, Plan, cut, file_has, found, money, sheet_cells, sheet_has, sheet_now_has, task,
+                              text_cells)
 
 CITY_ZONES = {"Tokyo": "Asia/Tokyo", "London": "Europe/London", "Singapore": "Asia/Singapore",
               "Seoul": "Asia/Seoul", "Hong Kong": "Asia/Hong_Kong"}
@@ -586,3 +587,188 @@ _meeting("Europe/London", "15:00", ["Asia/Tokyo", "America/New_York", "Asia/Kolk
          "Europe/London")
 _meeting("America/Los_Angeles", "08:30", ["Europe/Berlin", "Asia/Singapore", "Australia/Sydney"], "office_medium_05",
          "America/Los_Angeles")
+
+
+# ================================================================ hard ======================================
+AIRPORT_OF = {"Tokyo": "NRT", "London": "LHR", "Singapore": "SIN", "Seoul": "ICN", "Hong Kong": "HKG"}
+CITY_CUR = {"Tokyo": "JPY", "London": "GBP", "Singapore": "SGD", "Seoul": "KRW", "Hong Kong": "HKD"}
+
+
+def _full_trip(orig: str, city: str, day: str, back: str, adults: int, home: str, tid: str,
+               tz: str = "Asia/Shanghai") -> None:
+    @task(tid, "travel_lifestyle", "hard", tz=tz)
+    async def t(p: Plan) -> dict[str, Any]:
+        ports = await p.step(("flights", "search_airports", {"query": city}))
+        dest = next(a["iata"] for a in ports["airports"] if a["iata"] == AIRPORT_OF[city])
+        fl, stay, fc = await p.step(("flights", "search_flights", {"origin": orig, "destination": dest,
+                                                                   "departure_date": day, "adults": adults}),
+                                    ("airbnb", "airbnb_search", {"location": city, "checkin": day, "checkout": back,
+                                                                 "adults": adults}),
+                                    ("weather", "get_forecast", {"city": city, "days": 7}))
+        f, s = fl["offers"][0], stay["searchResults"][0]
+        fd, sd = await p.step(("flights", "get_flight_details", {"flight_number": f["flight_number"],
+                                                                 "departure_date": day}),
+                              ("airbnb", "airbnb_listing_details", {"id": s["id"], "checkin": day, "checkout": back,
+                                                                    "adults": adults}))
+        sights = await p.step(("google_maps", "maps_search_places", {"query": f"tourist attraction {city}"}))
+        top = sights["places"][:3]
+        m = await p.step(("google_maps", "maps_distance_matrix", {"origins": [f"{sd['lat']},{sd['lng']}"],
+                                                                   "destinations": [x["name"] for x in top],
+                                                                   "mode": "transit"}))
+        mins = [round(e["duration"]["value"] / 60) for e in m["results"][0]["elements"]]
+        days = [d for d in fc["forecast"]["forecastday"] if day <= d["date"] < back]
+        code = (f"flight = {f['total_price_usd']}\nstay = {sd['price']['total']}\nadults = {adults}\n"
+                "total = flight + stay\nprint('total USD:', total)\nprint('per person USD:', round(total / adults, 2))\n")
+        calc = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        total = float(calc["stdout"].splitlines()[0].split(": ")[1])
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": total, "from_currency": "USD",
+                                                                    "to_currency": home}))
+        book = f"{WS}/{city.lower().replace(' ', '-')}-trip-budget.xlsx"
+        await p.step(("excel", "create_workbook", {"filepath": book}))
+        rows = [["Item", "USD"], [f"Flight {f['flight_number']}", f["total_price_usd"]],
+                [f"Stay {s['id']}", sd["price"]["total"]], ["Total", total]]
+        await p.step(("excel", "write_data_to_excel", {"filepath": book, "sheet_name": "Sheet1", "data": rows}))
+        path = f"{WS}/{city.lower().replace(' ', '-')}-itinerary.md"
+        weather = "\n".join(f"- {d['date']}: {d['condition_day']}, {d['min_temp_c']}-{d['max_temp_c']} °C, rain "
+                            f"{d['chance_of_rain']}%" for d in days)
+        near = "\n".join(f"- {x['name']}: ~{n} min by transit" for x, n in zip(top, mins, strict=True))
+        text = (f"# {city} trip {day} to {back}\n\nFlight: {f['flight_number']} {f['airline']} {fd['departure']} -> "
+                f"{fd['arrival']}\nStay: {sd['name']} ({sd['location']}), {sd['price']['breakdown']}\n\nWeather:\n"
+                f"{weather}\n\nSights from the apartment:\n{near}\n\nBudget: ${total} = {conv['result']} {home}\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"Plan our trip to {city}: {adults} adult{'s' if adults > 1 else ''} flying from {orig} on "
+                               f"{day}, back home on {back} (just book the outbound for now). Pick the cheapest flight "
+                               "and the cheapest Airbnb that fits us, check the weather for our days there, and find "
+                               "the three top tourist attractions with transit times from the apartment. Put the "
+                               f"costs (flight, stay, total in USD) in a new workbook {book} and the whole itinerary "
+                               f"in {path}. Also tell me the total in {home}.",
+                "checkpoints": [found("the cheapest flight", f["flight_number"]), found("the cheapest stay", sd["name"]),
+                                found("the total in USD", cut(total, 0)),
+                                found(f"the total in {home}", cut(conv["result"], 0)),
+                                sheet_cells(book, "Sheet1", {"A1": "Item", "B1": "USD", "A2": rows[1][0],
+                                                             "B2": f["total_price_usd"], "A3": rows[2][0],
+                                                             "B3": sd["price"]["total"], "A4": "Total", "B4": total},
+                                            "the flight, stay and total"),
+                                file_has(path, f["flight_number"], "the flight"),
+                                file_has(path, sd["name"], "the stay"),
+                                file_has(path, top[0]["name"], "the top attraction")],
+                "answer": f"Flight {f['flight_number']} ({f['airline']}) {fd['departure']} -> {fd['arrival']}, "
+                          f"${f['total_price_usd']} for {adults}. Stay: \"{sd['name']}\", ${sd['price']['total']} "
+                          f"({sd['price']['breakdown']}). Weather: "
+                          + "; ".join(f"{d['date']} {d['condition_day']} {d['min_temp_c']}-{d['max_temp_c']} °C"
+                                      for d in days)
+                          + ". Attractions: " + ", ".join(f"{x['name']} (~{n} min)" for x, n in zip(top, mins,
+                                                                                                   strict=True))
+                          + f". Total ${total} = {conv['result']} {home}. Budget in {book}, itinerary in {path}.",
+                "key_points": [f["flight_number"], sd["name"], f"${total}", f"{conv['result']} {home}"]}
+
+
+_full_trip("PVG", "Tokyo", "2026-03-14", "2026-03-17", 2, "CNY", "travel_hard_01")
+_full_trip("HKG", "Singapore", "2026-03-15", "2026-03-18", 2, "HKD", "travel_hard_02", tz="Asia/Hong_Kong")
+_full_trip("PVG", "Seoul", "2026-03-13", "2026-03-16", 1, "CNY", "travel_hard_03")
+_full_trip("SIN", "London", "2026-03-14", "2026-03-18", 2, "SGD", "travel_hard_04", tz="Asia/Singapore")
+_full_trip("ICN", "Hong Kong", "2026-03-16", "2026-03-18", 3, "KRW", "travel_hard_05", tz="Asia/Seoul")
+
+
+def _week_report(tickers: list[str], tid: str) -> None:
+    @task(tid, "finance_markets", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        hist = await p.step(*[("yahoo_finance", "get_historical_stock_prices", {"ticker": k, "period": "5d"})
+                              for k in tickers])
+        infos = await p.step(*[("yahoo_finance", "get_stock_info", {"ticker": k}) for k in tickers])
+        closes = {k: [b["Close"] for b in h] for k, h in zip(tickers, hist, strict=True)}
+        code = (f"closes = {closes}\nchg = {{k: round((v[-1] - v[0]) / v[0] * 100, 2) for k, v in closes.items()}}\n"
+                "for k, c in chg.items():\n    print(f'{k}: {c}')\nbest = max(chg, key=chg.get)\n"
+                "print('best:', best)\nprint('worst:', min(chg, key=chg.get))\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        lines = out["stdout"].splitlines()
+        chg = {ln.split(": ")[0]: float(ln.split(": ")[1]) for ln in lines[:len(tickers)]}
+        best, worst = lines[-2].split(": ")[1], lines[-1].split(": ")[1]
+        rec = await p.step(("yahoo_finance", "get_recommendations", {"ticker": best}))
+        book = f"{WS}/weekly-performance.xlsx"
+        await p.step(("excel", "create_workbook", {"filepath": book}))
+        rows = [["Ticker", "First close", "Last close", "Change %", "P/E"],
+                *[[k, closes[k][0], closes[k][-1], chg[k], i["trailingPE"]] for k, i in zip(tickers, infos,
+                                                                                           strict=True)]]
+        await p.step(("excel", "write_data_to_excel", {"filepath": book, "sheet_name": "Sheet1", "data": rows}))
+        n = len(rows)
+        avg = await p.step(("excel", "apply_formula", {"filepath": book, "sheet_name": "Sheet1", "cell": f"D{n + 1}",
+                                                        "formula": f"=AVERAGE(D2:D{n})"}))
+        buys = rec["strongBuy"] + rec["buy"]
+        return {"instruction": f"Give me a five-session performance review of {', '.join(tickers)}: each one's change "
+                               "in percent from the first to the last close, which did best and worst, and the P/E of "
+                               f"each. Put a table (Ticker, First close, Last close, Change %, P/E) in a new workbook "
+                               f"{book} with the average change under the Change % column, and tell me how many "
+                               "analysts rate the best performer a buy or strong buy.",
+                "checkpoints": [found("each change", *[str(chg[k]) for k in tickers]),
+                                found("buy ratings of the best performer", buys),
+                                sheet_cells(book, "Sheet1", {**text_cells(rows), "D2": chg[tickers[0]],
+                                                             f"D{n}": chg[tickers[-1]]},
+                                            "the performance table"),
+                                sheet_cells(book, "Sheet1", {f"D{n + 1}": avg["value"]}, "the average change",
+                                            tool="apply_formula")],
+                "answer": "Five-session change: " + ", ".join(f"{k} {chg[k]}% (P/E {i['trailingPE']})"
+                                                              for k, i in zip(tickers, infos, strict=True))
+                          + f". Best: {best}, worst: {worst}. Average change {avg['value']}%. {buys} analysts rate "
+                          f"{best} buy or strong buy ({rec['strongBuy']} strong buy, {rec['buy']} buy). Table in {book}.",
+                "key_points": [f"best {best}", f"worst {worst}", f"{buys} buy ratings"]}
+
+
+_week_report(["AAPL", "MSFT", "NVDA", "AMD"], "finance_hard_01")
+_week_report(["GOOGL", "META", "AMZN"], "finance_hard_02")
+_week_report(["KO", "JPM", "TSLA", "MSFT"], "finance_hard_03")
+_week_report(["NVDA", "AMD", "TSLA"], "finance_hard_04")
+_week_report(["AAPL", "GOOGL", "KO", "JPM"], "finance_hard_05")
+
+
+def _repo_health(repos: list[str], tid: str) -> None:
+    @task(tid, "software_development", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        pairs = [r.split("/") for r in repos]
+        rels = await p.step(*[("github", "list_releases", {"owner": o, "repo": n}) for o, n in pairs])
+        commits = await p.step(*[("github", "list_commits", {"owner": o, "repo": n, "perPage": 5}) for o, n in pairs])
+        bugs = await p.step(*[("github", "search_issues", {"query": f"repo:{r} is:issue is:open label:bug"})
+                              for r in repos])
+        stats = {r: {"release": rel[0]["tag_name"], "last_commit": c[0]["commit"]["author"]["date"][:10],
+                     "open_bugs": b["total_count"]} for r, rel, c, b in zip(repos, rels, commits, bugs, strict=True)}
+        code = (f"stats = {stats}\nworst = max(stats, key=lambda r: (stats[r]['open_bugs'], r))\n"
+                "fresh = max(stats, key=lambda r: stats[r]['last_commit'])\n"
+                "print('most open bugs:', worst, stats[worst]['open_bugs'])\nprint('most recent commit:', fresh)\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        worst = out["stdout"].splitlines()[0].split(": ")[1].split()[0]
+        fresh = out["stdout"].splitlines()[1].split(": ")[1]
+        path = f"{WS}/repo-health.md"
+        table = "\n".join(f"| {r} | {s['release']} | {s['last_commit']} | {s['open_bugs']} |" for r, s in stats.items())
+        await p.step(("filesystem", "write_file", {"path": path, "content": "# Dependency health\n\n| Repo | Latest "
+                                                   "release | Last commit | Open bugs |\n|---|---|---|---|\n"
+                                                   + table + "\n"}))
+        o, n = worst.split("/")
+        titles = [i["title"] for i in bugs[repos.index(worst)]["items"]]
+        title = "Open bug backlog review"
+        body = f"There are {stats[worst]['open_bugs']} open bugs: " + "; ".join(titles) + "."
+        await p.step(("github", "create_issue", {"owner": o, "repo": n, "title": title, "body": body,
+                                                 "labels": ["triage"]}))
+        return {"instruction": f"We depend on {', '.join(repos)}. For each, find the latest release, the date of the "
+                               "most recent commit and the number of open issues labelled bug. Write a table to "
+                               f"{path}. Then open an issue titled \"{title}\" (label: triage) in the repo with the most "
+                               "open bugs, listing those bugs' titles in the body.",
+                "checkpoints": [found("latest releases", *[s["release"] for s in stats.values()]),
+                                file_has(path, f"| {repos[0]} | {stats[repos[0]]['release']}", "the first repo's row"),
+                                file_has(path, f"| {repos[-1]} | {stats[repos[-1]]['release']}", "the last repo's row"),
+                                {"type": "operate", "summary": f"Open the backlog issue in {worst}", "server": "github",
+                                 "tool": "create_issue", "operate_type": "create", "entity": "issue",
+                                 "expect": {"title": title, "labels": {"$has": "triage"},
+                                            "body": {"$contains": titles[0]}},
+                                 "parent_expect": {"full_name": worst}}],
+                "answer": "; ".join(f"{r}: release {s['release']}, last commit {s['last_commit']}, {s['open_bugs']} open "
+                                    "bugs" for r, s in stats.items())
+                          + f". Most recently active: {fresh}. Table in {path}. Opened \"{title}\" in {worst} listing: "
+                          + "; ".join(titles) + ".",
+                "key_points": [worst, *[s["release"] for s in stats.values()]]}
+
+
+_repo_health(["pallets/flask", "psf/requests", "encode/httpx"], "software_hard_01")
+_repo_health(["tiangolo/fastapi", "modelcontextprotocol/python-sdk", "astral-sh/ruff"], "software_hard_02")
+_repo_health(["vercel/next.js", "denoland/deno", "modelcontextprotocol/typescript-sdk"], "software_hard_03")
+_repo_health(["pola-rs/polars", "huggingface/transformers", "ollama/ollama"], "software_hard_04")
+_repo_health(["psf/requests", "tiangolo/fastapi", "pola-rs/polars"], "software_hard_05")
