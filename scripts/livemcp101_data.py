@@ -767,15 +767,12 @@ def excel() -> None:
               "Summary": {"name": "Summary", "index": 0, "cells": cells, "formulas": {}}}}}})
 
 
-ZONES = ["UTC", "America/New_York", "America/Los_Angeles", "America/Chicago", "America/Sao_Paulo", "Europe/London",
-         "Europe/Paris", "Europe/Berlin", "Africa/Cairo", "Asia/Dubai", "Asia/Kolkata", "Asia/Bangkok",
-         "Asia/Singapore", "Asia/Shanghai", "Asia/Hong_Kong", "Asia/Seoul", "Asia/Tokyo", "Australia/Sydney",
-         "Pacific/Auckland"]
-
-
 def time_server() -> None:
-    write("time", "The IANA time zones the time server knows; the current time is the task clock's.", {
-        "zone": ent("zones", "name", "an IANA time zone name")}, {"zones": {z: {"name": z} for z in ZONES}})
+    # zone names are the system tz database (as the real server's), not data: an agent knows them
+    write("time", "The time server's settings: its local time zone (the real server's --local-timezone). Every "
+          "IANA zone name of the tz database is accepted; the current time is the task clock's.", {
+              "setting": ent("settings", "key", "a server setting: key, value")},
+          {"settings": {"local_timezone": {"key": "local_timezone", "value": "UTC"}}})
 
 
 UNITS = {  # unit: (dimension, factor to the SI base)

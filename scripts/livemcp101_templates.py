@@ -772,3 +772,113 @@ _repo_health(["tiangolo/fastapi", "modelcontextprotocol/python-sdk", "astral-sh/
 _repo_health(["vercel/next.js", "denoland/deno", "modelcontextprotocol/typescript-sdk"], "software_hard_03")
 _repo_health(["pola-rs/polars", "huggingface/transformers", "ollama/ollama"], "software_hard_04")
 _repo_health(["psf/requests", "tiangolo/fastapi", "pola-rs/polars"], "software_hard_05")
+
+
+def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: str, tid: str) -> None:
+    @task(tid, "leisure_entertainment", "hard", tz=zone)
+    async def t(p: Plan) -> dict[str, Any]:
+        found_ = await p.step(("tmdb", "discover_movies", {"with_genres": genre, "sort_by": "vote_average.desc"}))
+        picks = found_["results"][:3]
+        details = await p.step(*[("tmdb", "get_movie_details", {"movie_id": m["id"]}) for m in picks])
+        credits = await p.step(("tmdb", "get_movie_credits", {"movie_id": picks[0]["id"]}))
+        now = await p.step(("time", "get_current_time", {"timezone": zone}))
+        runtimes = [d["runtime"] for d in details]
+        code = (f"from datetime import datetime, timedelta\nstart = datetime.fromisoformat('{now['datetime'][:10]}T"
+                f"{start}')\nruntimes = {runtimes}\ntotal = sum(runtimes) + 15 * (len(runtimes) - 1)\n"
+                "print('total minutes:', total)\nprint('ends at:', (start + timedelta(minutes=total)).strftime("
+                "'%Y-%m-%d %H:%M'))\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        total = out["stdout"].splitlines()[0].split(": ")[1]
+        ends = out["stdout"].splitlines()[1].split(": ")[1]
+        conv = await p.step(("time", "convert_time", {"source_timezone": zone, "time": start,
+                                                      "target_timezone": friend_zone}))
+        path = f"{WS}/{genre.lower().replace(' ', '-')}-marathon.md"
+        lines = "\n".join(f"{i + 1}. {d['title']} ({d['release_date'][:4]}, {d['runtime']} min, rated "
+                          f"{d['vote_average']})" for i, d in enumerate(details))
+        lead = credits["cast"][0]["name"]
+        text = (f"# {genre} marathon\n\n{lines}\n\nStarts {start}, ends {ends} ({total} min with 15-min breaks).\n"
+                f"{friend_city} joins at {conv['target']['datetime'][11:16]} their time.\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"Tonight I want a {genre.lower()} movie marathon: the three highest-rated "
+                               f"{genre.lower()} films on TMDB, back to back starting at {start} with a 15-minute "
+                               f"break between films. When will it end, who's the lead actor of the first film, and "
+                               f"what time is the start for my friend in {friend_city}? Write the plan to {path}.",
+                "checkpoints": [found("the three films", *[d["title"] for d in details]),
+                                found("the total length in minutes", total), found("the end time", ends[11:]),
+                                found("the first film's lead", lead),
+                                found(f"the start time in {friend_city}", conv["target"]["datetime"][11:16]),
+                                file_has(path, details[0]["title"], "the first film"),
+                                file_has(path, ends, "the end time")],
+                "answer": "Line-up: " + "; ".join(f"{d['title']} ({d['runtime']} min)" for d in details)
+                          + f". Total {total} minutes including breaks: {start} to {ends}. The first film stars {lead}. "
+                          f"For your friend in {friend_city} it starts at {conv['target']['datetime'][11:16]} "
+                          f"({conv['target']['day_of_week']}). Plan saved to {path}.",
+                "key_points": [*[d["title"] for d in details], f"ends {ends}"]}
+
+
+_marathon("Animation", "18:30", "Asia/Tokyo", "Europe/London", "London", "leisure_hard_01")
+_marathon("Science Fiction", "19:00", "Europe/London", "America/New_York", "New York", "leisure_hard_02")
+_marathon("Drama", "17:45", "Asia/Singapore", "Australia/Sydney", "Sydney", "leisure_hard_03")
+_marathon("Action", "20:00", "America/New_York", "Asia/Tokyo", "Tokyo", "leisure_hard_04")
+_marathon("Adventure", "19:30", "Europe/Berlin", "Asia/Kolkata", "Bangalore", "leisure_hard_05")
+
+
+def _brief(query: str, titles: list[str], code: str, what: str, path: str, question: str, tid: str) -> None:
+    @task(tid, "knowledge_research", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        await p.step(("wikipedia", "search_wikipedia", {"query": query, "limit": 5}))
+        outs = await p.step(*[("wikipedia", "get_summary", {"title": x}) for x in titles],
+                            *[("wikipedia", "extract_key_facts", {"title": x}) for x in titles])
+        sums, facts = outs[:len(titles)], outs[len(titles):]
+        data = {f["title"]: f["facts"] for f in facts}
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": f"facts = {data}\n" + code}))
+        lines = out["stdout"].strip().splitlines()
+        values = [ln.split(": ", 1)[1] for ln in lines]
+        text = (f"# {query.title()}\n\n" + "\n\n".join(f"## {s['title']}\n{s['summary']}" for s in sums)
+                + "\n\n## Figures\n" + "\n".join(f"- {ln}" for ln in lines) + "\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        asked = [v for v in values if v.lower() not in question.lower()]  # a name the question gives is no finding
+        return {"instruction": question + f" Write a short brief with a paragraph per topic and the figures to {path}.",
+                "checkpoints": [found(what, *asked), file_has(path, values[-1], "the final figure"),
+                                file_has(path, sums[0]["summary"][:60], "the first summary")],
+                "answer": "; ".join(lines) + f". Brief with the summaries and figures saved to {path}.",
+                "key_points": lines}
+
+
+_brief("computer science pioneers", ["Ada Lovelace", "Alan Turing", "Marie Curie"],
+       "from datetime import date\nages = {}\nfor name, f in facts.items():\n    b, d = date.fromisoformat(f['born']),"
+       " date.fromisoformat(f['died'])\n    ages[name] = d.year - b.year - ((d.month, d.day) < (b.month, b.day))\n"
+       "    print(f'{name} age at death: {ages[name]}')\nprint('lived longest: ' + max(ages, key=ages.get))\n",
+       "each age at death and who lived longest", f"{WS}/pioneers.md",
+       "How old were Ada Lovelace, Alan Turing and Marie Curie when they died, and who lived the longest? Use the "
+       "birth and death dates on Wikipedia.", "knowledge_hard_01")
+_brief("capital city", ["Tokyo", "London", "Singapore"],
+       "dens = {n: round(f['population'] / f['area_km2']) for n, f in facts.items()}\nfor n, d in dens.items():\n"
+       "    print(f'{n} people per km2: {d}')\nprint('densest: ' + max(dens, key=dens.get))\n",
+       "each density and the densest city", f"{WS}/city-density.md",
+       "Compare how crowded Tokyo, London and Singapore are: people per square kilometre from Wikipedia's population "
+       "and area, and which is densest.", "knowledge_hard_02")
+_brief("programming language", ["Python (programming language)", "Rust (programming language)",
+                                "Model Context Protocol"],
+       "years = {'Python': int(facts['Python (programming language)']['first_appeared']), "
+       "'Rust': int(facts['Rust (programming language)']['first_appeared']), "
+       "'MCP': int(facts['Model Context Protocol']['introduced'][:4])}\nfor n, y in years.items():\n"
+       "    print(f'{n} age in 2026: {2026 - y} years')\nprint('Python is older than Rust by: '"
+       " + str(years['Rust'] - years['Python']) + ' years')\n",
+       "the ages and the gap", f"{WS}/tech-ages.md",
+       "How old are Python, Rust and the Model Context Protocol as of 2026 (from when they first appeared), and how "
+       "many years older is Python than Rust?", "knowledge_hard_03")
+_brief("golden ratio", ["Golden ratio", "Fibonacci sequence"],
+       "phi = float(facts['Golden ratio']['value'])\na, b = 0, 1\nfor _ in range(20):\n    a, b = b, a + b\n"
+       "print('F(20)/F(19): ' + str(round(b / a, 10)))\nprint('difference from phi: ' + format(abs(b / a - phi), "
+       "'.2e'))\n",
+       "the Fibonacci ratio and its gap to phi", f"{WS}/golden-ratio.md",
+       "Show how fast the ratio of consecutive Fibonacci numbers approaches the golden ratio: compute F(20)/F(19) and "
+       "how far it is from Wikipedia's value of the golden ratio.", "knowledge_hard_04")
+_brief("landmark height", ["Mount Fuji", "Eiffel Tower"],
+       "fuji, eiffel = facts['Mount Fuji']['elevation_m'], facts['Eiffel Tower']['height_m']\n"
+       "print('Eiffel Towers to reach the summit of Fuji: ' + str(round(fuji / eiffel, 1)))\n"
+       "print('height difference m: ' + str(fuji - eiffel))\n",
+       "the ratio and the difference", f"{WS}/fuji-vs-eiffel.md",
+       "How many Eiffel Towers stacked on top of each other would reach the summit of Mount Fuji, and what's the "
+       "difference in metres? Use the heights on Wikipedia.", "knowledge_hard_05")

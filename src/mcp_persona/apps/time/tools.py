@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
 from pydantic import Field
 
-from mcp_persona.apps._live import JsonApp, collection, fail
+from mcp_persona.apps._live import JsonApp, fail
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 APP = JsonApp(
@@ -23,8 +24,13 @@ APP = JsonApp(
 Zone = Field(min_length=1, max_length=64, description="IANA time zone name, e.g. 'Europe/London'")
 
 
+@cache
+def _zones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
 def _zone(env: AppEnv, name: str) -> ZoneInfo:
-    if name not in collection(env, "zones"):
+    if name not in _zones():
         raise ToolFailure(f"Invalid timezone: {name} (use an IANA name such as Asia/Tokyo)", kind="not_found")
     return ZoneInfo(name)
 
