@@ -882,3 +882,197 @@ _brief("landmark height", ["Mount Fuji", "Eiffel Tower"],
        "the ratio and the difference", f"{WS}/fuji-vs-eiffel.md",
        "How many Eiffel Towers stacked on top of each other would reach the summit of Mount Fuji, and what's the "
        "difference in metres? Use the heights on Wikipedia.", "knowledge_hard_05")
+
+
+def _q1_in(cur: str, tid: str) -> None:
+    @task(tid, "office", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        data = await p.step(("excel", "read_data_from_excel", {"filepath": Q1, "sheet_name": "Summary"}))
+        ends = ["2026-01-31", "2026-02-28", "2026-03-11"]
+        rates = await p.step(*[("exchange_rate", "get_exchange_rate", {"base": "USD", "target": cur, "date": d})
+                               for d in ends])
+        months = {r[0]: round(sum(r[1:]), 2) for r in data["rows"][1:]}
+        code = (f"months = {months}\nrates = {[r['rate'] for r in rates]}\nfor (m, usd), rate in zip(months.items(), "
+                f"rates):\n    print(f'{{m}}: {{round(usd * rate, 2)}}')\nprint('Q1 total {cur}:', "
+                "round(sum(u * r for u, r in zip(months.values(), rates)), 2))\n"
+                "for m, usd in months.items():\n    print(f'{m} in USD: {usd}')\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        lines = out["stdout"].splitlines()
+        conv = [float(ln.split(": ")[1]) for ln in lines[:3]]
+        total = lines[3].split(": ")[1]
+        sheet = f"Q1 in {cur}"
+        await p.step(("excel", "create_worksheet", {"filepath": Q1, "sheet_name": sheet}))
+        rows = [["Month", "Total USD", f"USD/{cur} rate", f"Total {cur}"],
+                *[[m, u, r["rate"], c] for (m, u), r, c in zip(months.items(), rates, conv, strict=True)]]
+        await p.step(("excel", "write_data_to_excel", {"filepath": Q1, "sheet_name": sheet, "data": rows}))
+        summed = await p.step(("excel", "apply_formula", {"filepath": Q1, "sheet_name": sheet, "cell": "D5",
+                                                           "formula": "=SUM(D2:D4)"}))
+        path = f"{WS}/q1-expenses-{cur.lower()}.txt"
+        memo = (f"Q1 expenses converted to {cur} at month-end rates: "
+                + ", ".join(f"{m} {c} {cur}" for m, c in zip(months, conv, strict=True))
+                + f". Total {summed['value']} {cur}. Details: sheet '{sheet}' of {Q1}.\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": memo}))
+        return {"instruction": f"Our parent company reports in {cur}. Take each month's total spend (all categories) "
+                               f"from the Summary sheet of {Q1}, convert it at the USD/{cur} rate of that month's last "
+                               f"day (March: use 2026-03-11), and add a sheet \"{sheet}\" to the same workbook with "
+                               f"Month, Total USD, rate and Total {cur} columns plus a SUM of the {cur} column in D5. "
+                               f"Then drop a one-paragraph memo with the figures in {path}.",
+                "checkpoints": [found(f"the Q1 total in {cur}", cut(float(total), 0)),
+                                found("the monthly totals in USD", *[str(v) for v in months.values()]),
+                                sheet_cells(Q1, sheet, {**text_cells(rows), "B2": rows[1][1], "D4": rows[3][3]},
+                                            "the converted months", tool="create_worksheet"),
+                                sheet_cells(Q1, sheet, {"D5": summed["value"]}, "the SUM of the converted column",
+                                            tool="apply_formula"),
+                                file_has(path, str(summed["value"]), "the total")],
+                "answer": "Monthly totals: " + ", ".join(f"{m} ${u} -> {c} {cur}" for (m, u), c in
+                                                         zip(months.items(), conv, strict=True))
+                          + f". Q1 total {summed['value']} {cur}. Added sheet '{sheet}' to {Q1} (SUM in D5) and the "
+                          f"memo {path}.",
+                "key_points": [f"total {summed['value']} {cur}"]}
+
+
+_q1_in("EUR", "office_hard_01")
+_q1_in("GBP", "office_hard_02")
+_q1_in("JPY", "office_hard_03")
+_q1_in("SGD", "office_hard_04")
+
+
+def _hn_digest(now: str, n: int, tid: str) -> None:
+    @task(tid, "web_search_news", "hard", now=now)
+    async def t(p: Plan) -> dict[str, Any]:
+        top = await p.step(("hacker_news", "get_stories", {"story_type": "top", "num_stories": n}))
+        infos = await p.step(*[("hacker_news", "get_story_info", {"story_id": int(s["id"])}) for s in top[:3]])
+        user, asks = await p.step(("hacker_news", "get_user_info", {"user_name": top[0]["by"]}),
+                                  ("hacker_news", "get_stories", {"story_type": "ask", "num_stories": 3}))
+        code = (f"scores = {[s['score'] for s in top]}\ncomments = {[s['descendants'] for s in top]}\n"
+                "print('average score:', round(sum(scores) / len(scores), 1))\nprint('total comments:', sum(comments))\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        avg = out["stdout"].splitlines()[0].split(": ")[1]
+        path = f"{WS}/hn-digest-{now[:10]}.md"
+        body = "\n".join(f"- {s['title']} ({s['score']} points) - first comment: {i['comments'][0]['text']}"
+                         for s, i in zip(top[:3], infos, strict=True))
+        ask = "\n".join(f"- {a['title']}" for a in asks) or "- none"
+        text = (f"# Hacker News digest {now[:10]}\n\n{body}\n\nTop poster: {user['id']} ({user['karma']} karma)\n\n"
+                f"Ask HN:\n{ask}\n\nAverage score of the top {n}: {avg}\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"Write my morning Hacker News digest to {path}: the top three stories with their scores "
+                               "and first comment, who posted the number one story and their karma, the current Ask "
+                               f"HN threads, and the average score across the top {n}.",
+                "checkpoints": [found("the top three", *[s["title"] for s in top[:3]]),
+                                found("the top poster's karma", user["karma"]), found("the average score", avg),
+                                file_has(path, top[0]["title"], "the top story"),
+                                file_has(path, f"{avg}", "the average score")],
+                "answer": "Top stories: " + "; ".join(f"{s['title']} ({s['score']})" for s in top[:3])
+                          + f". #1 was posted by {user['id']} ({user['karma']} karma). Ask HN: "
+                          + (", ".join(a["title"] for a in asks) or "none")
+                          + f". Average score of the top {n}: {avg}. Digest saved to {path}.",
+                "key_points": [top[0]["title"], f"average {avg}"]}
+
+
+_hn_digest("2026-03-06T08:00:00", 5, "news_hard_01")
+_hn_digest("2026-03-08T08:00:00", 6, "news_hard_02")
+_hn_digest("2026-03-10T08:00:00", 8, "news_hard_03")
+_hn_digest("2026-03-12T08:00:00", 10, "news_hard_04")
+
+
+def _loans(loans: list[tuple[str, int, float, int]], cur: str, target: str, tid: str) -> None:
+    @task(tid, "mathematics", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        pays = await p.step(*[("wolfram_alpha", "calculate", {"expression": f"{amt} * ({rate} / 1200) / "
+                                                                           f"(1 - (1 + {rate} / 1200) ^ (-{yrs * 12}))"})
+                              for _, amt, rate, yrs in loans])
+        pay = {n: round(x["result"], 2) for (n, *_), x in zip(loans, pays, strict=True)}
+        code = (f"loans = {[(n, a, r, y) for n, a, r, y in loans]}\npay = {pay}\nfor n, a, r, y in loans:\n"
+                "    print(f'{n} total interest: {round(pay[n] * y * 12 - a, 2)}')\n"
+                "for n in pay:\n    print(f'{n} monthly payment: {pay[n]}')\n"
+                "best = min(loans, key=lambda l: pay[l[0]] * l[3] * 12 - l[1])\nprint('cheapest: ' + best[0])\n"
+                "print('cheapest total repaid: ' + str(round(pay[best[0]] * best[3] * 12, 2)))\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        lines = out["stdout"].splitlines()
+        interest = [float(ln.split(": ")[1]) for ln in lines[:len(loans)]]
+        repaid = float(lines[-1].split(": ")[1])
+        book = f"{WS}/loan-comparison.xlsx"
+        await p.step(("excel", "create_workbook", {"filepath": book}))
+        rows = [["Offer", "Amount", "Rate %", "Years", "Monthly payment", "Total interest"],
+                *[[n, a, r, y, pay[n], i] for (n, a, r, y), i in zip(loans, interest, strict=True)]]
+        await p.step(("excel", "write_data_to_excel", {"filepath": book, "sheet_name": "Sheet1", "data": rows}))
+        low = await p.step(("excel", "apply_formula", {"filepath": book, "sheet_name": "Sheet1",
+                                                        "cell": f"F{len(rows) + 1}",
+                                                        "formula": f"=MIN(F2:F{len(rows)})"}))
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": repaid, "from_currency": cur,
+                                                                    "to_currency": target}))
+        offers = "; ".join(f"{n}: {a:,} {cur} at {r}% over {y} years" for n, a, r, y in loans)
+        return {"instruction": f"Compare these loan offers (monthly repayments, fixed rate): {offers}. Work out each "
+                               "monthly payment and the total interest, put them in a new workbook "
+                               f"{book} (Offer, Amount, Rate %, Years, Monthly payment, Total interest) with the lowest "
+                               "total interest computed under the last column, and tell me what the cheapest offer "
+                               f"repays in total, also in {target}.",
+                "checkpoints": [found("each monthly payment", *[str(v) for v in pay.values()]),
+                                found("the lowest total interest", low["value"]),
+                                found(f"the cheapest repayment in {target}", cut(conv["result"], 0)),
+                                sheet_cells(book, "Sheet1", {**text_cells(rows), "E2": rows[1][4],
+                                                             f"F{len(rows)}": rows[-1][5]}, "the comparison table"),
+                                sheet_cells(book, "Sheet1", {f"F{len(rows) + 1}": low["value"]},
+                                            "the lowest interest", tool="apply_formula")],
+                "answer": "; ".join(f"{n}: {pay[n]} {cur}/month, interest {i}" for (n, *_), i in
+                                    zip(loans, interest, strict=True))
+                          + f". Lowest total interest {low['value']} {cur}; that offer repays {repaid} {cur} = "
+                          f"{conv['result']} {target}. Table in {book}.",
+                "key_points": [f"lowest interest {low['value']}", f"{conv['result']} {target}"]}
+
+
+_loans([("Bank A", 250000, 3.4, 25), ("Bank B", 250000, 3.1, 30), ("Credit union", 250000, 3.65, 20)],
+       "USD", "EUR", "math_hard_01")
+_loans([("Dealer", 32000, 5.9, 5), ("Bank", 32000, 4.8, 6), ("Online", 32000, 6.5, 4)], "GBP", "USD",
+       "math_hard_02")
+_loans([("Offer 1", 1800000, 2.6, 20), ("Offer 2", 1800000, 2.35, 25)], "SGD", "USD", "math_hard_03")
+_loans([("Fixed 10", 400000, 3.95, 10), ("Fixed 15", 400000, 3.7, 15), ("Fixed 20", 400000, 3.55, 20),
+        ("Fixed 30", 400000, 3.45, 30)], "CAD", "USD", "math_hard_04")
+
+
+def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid: str) -> None:
+    @task(tid, "travel_lifestyle", "hard")
+    async def t(p: Plan) -> dict[str, Any]:
+        fcs = await p.step(*[("weather", "get_forecast", {"city": c, "days": 5}) for c in cities])
+        aqs = await p.step(*[("weather", "get_air_quality", {"city": c}) for c in cities])
+        stays = await p.step(*[("airbnb", "airbnb_search", {"location": c, "checkin": checkin, "checkout": checkout,
+                                                             "adults": 2}) for c in cities])
+        facts = {}
+        for c, fc, aq, st in zip(cities, fcs, aqs, stays, strict=True):
+            days = [d for d in fc["forecast"]["forecastday"] if checkin <= d["date"] < checkout]
+            facts[c] = {"rain": max(d["chance_of_rain"] for d in days), "max": max(d["max_temp_c"] for d in days),
+                        "aqi": aq["air_quality"]["aqi"], "stay": st["searchResults"][0]["price"]["total"],
+                        "name": st["searchResults"][0]["name"]}
+        code = (f"facts = {facts}\nok = [c for c, f in facts.items() if f['rain'] < 60]\n"
+                "pool = ok or list(facts)\npick = min(pool, key=lambda c: facts[c]['stay'])\n"
+                "for c, f in facts.items():\n    print(f\"{c}: rain {f['rain']}%, max {f['max']} C, AQI {f['aqi']}, "
+                "stay ${f['stay']}\")\nprint('pick: ' + pick)\nprint('stay: ' + str(facts[pick]['stay']))\n")
+        out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
+        pick = out["stdout"].splitlines()[-2].split(": ")[1]
+        conv = await p.step(("exchange_rate", "convert_currency", {"amount": facts[pick]["stay"],
+                                                                    "from_currency": "USD", "to_currency": home}))
+        path = f"{WS}/weekend-pick.md"
+        text = ("# Weekend options\n\n" + "\n".join(f"- {ln}" for ln in out["stdout"].splitlines()[:len(cities)])
+                + f"\n\nPick: {pick} - {facts[pick]['name']}, ${facts[pick]['stay']} = {conv['result']} {home}\n")
+        await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        return {"instruction": f"We (2 adults) want a weekend away from {checkin} to {checkout} and are torn between "
+                               f"{', '.join(cities)}. For each, check the forecast for our nights (highest chance of "
+                               "rain and top temperature), today's air quality and the cheapest Airbnb. Pick the "
+                               "cheapest place among those where the rain chance stays under 60% (if none does, just "
+                               f"the cheapest), give its cost in {home}, and write the comparison to {path}.",
+                "checkpoints": [found("each city's cheapest stay", *[f"${f['stay']}" for f in facts.values()]),
+                                found("the chosen listing", facts[pick]["name"]),
+                                found(f"its cost in {home}", cut(conv["result"], 0)),
+                                file_has(path, f"Pick: {pick}", "the pick"),
+                                file_has(path, f"stay ${facts[cities[0]]['stay']}", "the first city's stay")],
+                "answer": "; ".join(f"{c}: rain up to {f['rain']}%, max {f['max']} °C, AQI {f['aqi']}, cheapest stay "
+                                    f"${f['stay']}" for c, f in facts.items())
+                          + f". Pick: {pick} ({facts[pick]['name']}, ${facts[pick]['stay']} = {conv['result']} {home}). "
+                          f"Comparison saved to {path}.",
+                "key_points": [pick, facts[pick]["name"]]}
+
+
+_weekend_pick(["Tokyo", "Seoul", "Hong Kong"], "2026-03-13", "2026-03-15", "CNY", "travel_hard_06")
+_weekend_pick(["Singapore", "Hong Kong", "Tokyo"], "2026-03-14", "2026-03-16", "SGD", "travel_hard_07")
+_weekend_pick(["London", "Tokyo", "Seoul"], "2026-03-13", "2026-03-16", "GBP", "travel_hard_08")
+_weekend_pick(["Seoul", "Singapore", "London"], "2026-03-15", "2026-03-17", "KRW", "travel_hard_09")
