@@ -24,8 +24,9 @@ Variants:
 4. ``ours rejected``   ``im_v1_message_list`` with ``page_size: "abc"``: the validation-error envelope.
 5. ``json read/write`` the public release's design: every call reads the context JSON file from disk,
                        builds a ``ContextTree``, runs the same tool, and writes the JSON back.
-6. ``episode set-up``  a fresh env + ``AppServer`` + ``Client`` connect (initialize) + ``list_tools``
-                       + close: what every episode pays once.
+6. ``episode set-up``  a fresh env + ``AppServer`` + ``Client`` connect (initialize) + the app's tools
+                       (``environment.app_tools``: listed through MCP once per app and process, then
+                       shared) + close: what every episode pays once.
 
 Stateful variants are reset to the stored context every ``EPISODE_LEN`` calls (outside the timed
 region), so state never grows past what a long episode would write; otherwise the JSON file of the
@@ -55,6 +56,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_persona.apps import App, AppEnv, AppServer, get_app
 from mcp_persona.clock import DEFAULT_CLOCK
 from mcp_persona.context_tree import ContextTree
+from mcp_persona.environment import app_tools
 
 APP_NAME = "lark"
 CONTEXT_ID = "chen_yu"
@@ -144,11 +146,11 @@ async def episode_setup(app: App) -> dict[str, float]:
     t2 = time.perf_counter()
     async with Client(server) as client:
         t3 = time.perf_counter()
-        tools = await client.list_tools()
+        tools = await app_tools(app, client)  # as an episode gets them: listed through MCP once per app
         t4 = time.perf_counter()
     t5, c5 = time.perf_counter(), time.process_time()
-    if len(tools.tools) != len(app.tool_names):
-        raise RuntimeError(f"list_tools returned {len(tools.tools)} tools, expected {len(app.tool_names)}")
+    if len(tools) != len(app.tool_names):
+        raise RuntimeError(f"list_tools returned {len(tools)} tools, expected {len(app.tool_names)}")
     return {"env": t1 - t0, "server": t2 - t1, "connect": t3 - t2, "list_tools": t4 - t3, "close": t5 - t4,
             "total": t5 - t0, "cpu": c5 - c0}
 

@@ -1,4 +1,4 @@
-"""The tool-call benchmark still runs end to end and reports sane numbers (so it cannot silently rot)."""
+"""The benchmarks still run end to end and report sane numbers (so they cannot silently rot)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_tool_call.py"
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _load_script():
-    spec = importlib.util.spec_from_file_location("bench_tool_call", SCRIPT)
+def _load_script(name: str = "bench_tool_call"):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses/typing resolve annotations through sys.modules
@@ -49,3 +49,23 @@ def test_bench_tool_call_runs_and_reports_positive_numbers(capsys: pytest.Captur
     for label in result["ratios"]:
         line = next(ln for ln in out.splitlines() if ln.startswith(label))
         assert float(line[len(label):].split()[0].rstrip("x")) > 0, line
+
+
+def test_bench_agent_turn_runs_and_reports_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load_script("bench_agent_turn")
+    result = bench.main(["--tasks", "3", "--levels", "1,4", "--waves", "1", "--latency", "0.05"])
+
+    turns = result["turns"]
+    assert turns["episodes"] == 3 and turns["answered"] == 3  # the endpoint walked every gold chain to its answer
+    assert turns["turns"] == turns["requests"] >= 3
+    assert 0 < turns["cpu_ms_median"] <= turns["cpu_ms_p95"]
+    assert 0 < turns["request_bytes_p50"] <= turns["request_bytes_max"]
+    assert set(result["scaling"]) == {1, 4}
+    for c, row in result["scaling"].items():
+        assert row["episodes"] == c and row["errors"] == 0, row
+        assert row["eps"] > 0 and row["rss_mb_per_episode"] >= 0
+    assert result["scaling"][1]["ratio"] == 1.0
+
+    out = capsys.readouterr().out
+    for mark in ("(a) harness CPU per model turn", "(b,c)", "(d) request bytes per turn"):
+        assert mark in out

@@ -19,12 +19,15 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from typer.testing import CliRunner
 
 from mcp_persona.agents import ModelAgent
+from mcp_persona.cli import app as cli
 from mcp_persona.llm import make_client
 from mcp_persona.llm.base import ModelError
 from mcp_persona.llm.openai_client import OpenAIChatClient
@@ -80,6 +83,8 @@ class FaultServer:
         self.paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.in_flight_by_model: dict[str, int] = {}
+        self.max_in_flight_by_model: dict[str, int] = {}
         self.lock = threading.Lock()
         self.stop = threading.Event()
         fault = self
@@ -92,12 +97,17 @@ class FaultServer:
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                request = json.loads(body)
+                model = str(request.get("model"))
                 with fault.lock:
-                    fault.requests.append(json.loads(body))
+                    fault.requests.append(request)
                     fault.paths.append(self.path)
                     action = fault.script.popleft() if fault.script else fault.default
                     fault.in_flight += 1
                     fault.max_in_flight = max(fault.max_in_flight, fault.in_flight)
+                    fault.in_flight_by_model[model] = fault.in_flight_by_model.get(model, 0) + 1
+                    fault.max_in_flight_by_model[model] = max(fault.max_in_flight_by_model.get(model, 0),
+                                                              fault.in_flight_by_model[model])
                 try:
                     self.act(action)
                 except OSError:
@@ -105,6 +115,7 @@ class FaultServer:
                 finally:
                     with fault.lock:
                         fault.in_flight -= 1
+                        fault.in_flight_by_model[model] -= 1
 
             def send(self, code: int, payload: bytes, headers: dict[str, str] | None = None,
                      length: int | None = None) -> None:
@@ -141,7 +152,10 @@ class FaultServer:
                 else:  # pragma: no cover
                     raise AssertionError(kind)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 64  # the default 5 would hold back a burst of concurrent connections
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -361,6 +375,36 @@ def test_the_per_endpoint_concurrency_limit_holds(server: FaultServer) -> None:
     assert results == ["done"] * 8 and len(server.requests) == 8
     assert server.max_in_flight == 2  # never more than the limit, and the limit was used
     assert elapsed >= 4 * 0.15
+
+
+@pytest.mark.parametrize(("flags", "expected"), [((), 12), (("--max-requests", "3"), 3)])
+def test_requests_in_flight_follow_the_run_flags(
+    server: FaultServer, tmp_path: Path, flags: tuple[str, ...], expected: int
+) -> None:
+    server.default = ("slow", 0.5, completion("done"))  # every episode: one request, held long enough to overlap
+    result = CliRunner().invoke(cli, ["run", "--agent", "model", "--model", "openai:fake-model", "--base-url",
+                                      server.url, "--limit", "12", "--concurrency", "12", "--run-dir",
+                                      str(tmp_path / "run"), *flags])
+    assert result.exit_code == 0, result.output
+    assert len(server.requests) == 12
+    assert server.max_in_flight == expected  # more than the old fixed 8 when asked; never more than asked
+
+
+def test_the_judge_has_a_limit_of_its_own_on_the_same_endpoint(server: FaultServer) -> None:
+    server.default = ("slow", 0.3, completion("done"))
+
+    async def main() -> None:
+        agent = make_client("openai:agent-model", base_url=server.url, max_concurrency=2)
+        judge = make_client("openai:judge-model", base_url=server.url, max_concurrency=5, scope="judge")
+        async with anyio.create_task_group() as tg:
+            for i in range(8):
+                tg.start_soon(agent.complete, [{"role": "user", "content": f"a{i}"}], [])
+                tg.start_soon(judge.complete, [{"role": "user", "content": f"j{i}"}], [])
+
+    anyio.run(main)
+    assert len(server.requests) == 16
+    # each at its own limit, and the limit used: neither starves the other nor takes its slots
+    assert server.max_in_flight_by_model == {"agent-model": 2, "judge-model": 5}
 
 
 def test_the_anthropic_client_shares_the_policy(server: FaultServer) -> None:

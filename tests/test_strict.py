@@ -31,7 +31,8 @@ async def replay(task: Task, plan: Any) -> EpisodeRecord:
 
 
 def with_checkpoints(task: Task, checkpoints: list[dict[str, Any]], **extra: Any) -> Task:
-    data = task.model_dump(mode="json") | {"checkpoints": checkpoints} | extra
+    # the bundled task's own exemptions are dropped: each test states the ones it means
+    data = task.model_dump(mode="json") | {"checkpoints": checkpoints, "mutation_exemptions": []} | extra
     return Task.model_validate(data)
 
 

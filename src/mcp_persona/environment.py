@@ -9,6 +9,7 @@ they can run concurrently.
 from __future__ import annotations
 
 import time
+import weakref
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from typing import Any, Literal
 from mcp import Client
 from mcp.types import TextContent
 
-from mcp_persona.apps import AppEnv, app_names, get_app
+from mcp_persona.apps import App, AppEnv, app_names, get_app
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
@@ -24,7 +25,7 @@ ToolPool = Literal["selected", "all"]
 SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity: one object per listed tool, shared by every episode
 class PoolTool:
     exposed: str
     server: str
@@ -56,9 +57,7 @@ class Environment:
             for name, env in self.apps.items():
                 client = Client(env.app.server(env))
                 self.clients[name] = await self._stack.enter_async_context(client)
-                listed = await client.list_tools()
-                for t in listed.tools:
-                    tool = PoolTool(f"{name}{SEP}{t.name}", name, t.name, t.description or "", t.input_schema)
+                for tool in await app_tools(env.app, client):
                     self.pool.append(tool)
                     self._by_exposed[tool.exposed] = tool
         except BaseException:
@@ -91,6 +90,20 @@ class Environment:
 
     def internal_errors(self) -> list[str]:
         return [f"{name}: {err}" for name, env in self.apps.items() for err in env.internal_errors]
+
+
+_LISTED: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
+
+
+async def app_tools(app: App, client: Client) -> tuple[PoolTool, ...]:
+    """The app's tools as its MCP server lists them: listed once per app and process, since an app's tools
+    never change; calls still go through each episode's own server."""
+    tools = _LISTED.get(app)
+    if tools is None:
+        listed = await client.list_tools()
+        tools = _LISTED[app] = tuple(PoolTool(f"{app.name}{SEP}{t.name}", app.name, t.name, t.description or "",
+                                              t.input_schema) for t in listed.tools)
+    return tools
 
 
 def _extra_context(task: Task, available: list[str]) -> str:

@@ -16,6 +16,7 @@ from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import OperateCheckpoint, Task
+from mcp_persona.trajectory import Trajectory
 
 
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
@@ -45,6 +46,7 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
         "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
         "n_undecided_checkpoints": sum(undecided(r) for r in records),
         "avg_elapsed_s": sum(t.elapsed_s for t in trajs) / n,
+        **tool_def_stats(trajs),
     }
     return {
         **config.to_dict(),
@@ -63,6 +65,17 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
              "stop_reason": r.trajectory.stop_reason, "error": r.error}
             for s, r in zip(scores, records, strict=True)
         ],
+    }
+
+
+def tool_def_stats(trajs: Sequence[Trajectory]) -> dict[str, float]:
+    """What the tool definitions cost per model request (mean over requests, and the largest)."""
+    per_request = [(t.tool_def_chars, t.tool_def_tokens) for t in trajs for _ in t.model_calls]
+    n = len(per_request) or 1
+    return {
+        "tool_def_chars_per_request": sum(c for c, _ in per_request) / n,
+        "tool_def_tokens_per_request": sum(k for _, k in per_request) / n,
+        "tool_def_tokens_max": max((k for _, k in per_request), default=0),
     }
 
 

@@ -77,6 +77,9 @@ class Trajectory(BaseModel):
     error: str | None = None
     error_category: str | None = None
     elapsed_s: float = 0.0
+    # What the tool definitions add to every model request of the episode (compact JSON; tokens estimated).
+    tool_def_chars: int = 0
+    tool_def_tokens: int = 0
 
     @property
     def tool_calls(self) -> list[ToolCallEvent]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.agents.skills import Skills
-from mcp_persona.agents.tool_schema import openai_tools
+from mcp_persona.agents.tool_schema import estimate_tokens, openai_tools, spec_chars
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatClient, ModelError
 from mcp_persona.tasks import Task
@@ -35,6 +35,8 @@ class ModelAgent:
 
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
         tools = openai_tools(env.pool)
+        trajectory.tool_def_chars = spec_chars(tools)
+        trajectory.tool_def_tokens = estimate_tokens(trajectory.tool_def_chars)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system_prompt(task, self.skills.for_servers(sorted(env.apps)))},
             {"role": "user", "content": user_prompt(task)},

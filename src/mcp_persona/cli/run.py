@@ -44,7 +44,12 @@ def run(
     only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
         None),
     limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, max=64)] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="episodes run at once")] = 1,
+    max_requests: Annotated[int | None, typer.Option(
+        min=1, max=256, help="model requests in flight to the agent's endpoint (default: --concurrency)")] = None,
+    judge_max_requests: Annotated[int | None, typer.Option(
+        min=1, max=256, help="requests in flight to the judge's endpoint, apart from the agent's "
+                             "(default: --concurrency)")] = None,
     run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
     resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
     context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
@@ -72,6 +77,10 @@ def run(
         raise fail("--agent model needs --model (e.g. --model local or --model openai:gpt-4o-mini)")
     if agent is not AgentKind.model and model:
         raise fail(f"--model is only used with --agent model (got --agent {agent.value})")
+    if max_requests is not None and agent is not AgentKind.model:
+        raise fail("--max-requests limits a model agent's requests; use it with --agent model")
+    if judge_max_requests is not None and judge.strip().lower() == "rules":
+        raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
     tasks = load_suite(suite, only)
@@ -85,8 +94,9 @@ def run(
         raise fail("--skills only changes what a model agent is told; use it with --agent model")
     if agent is AgentKind.model:
         try:
-            runner_agent = ModelAgent(make_client(model or "", base_url=base_url, api_key_env=api_key_env),
-                                      max_rounds=max_rounds, skills=skill_set)
+            client = make_client(model or "", base_url=base_url, api_key_env=api_key_env,
+                                 max_concurrency=max_requests or concurrency)
+            runner_agent = ModelAgent(client, max_rounds=max_rounds, skills=skill_set)
         except (ValueError, ModelError) as exc:
             raise fail(str(exc)) from exc
     else:
@@ -96,7 +106,8 @@ def run(
         spec = judge_spec(judge)
         if spec is not None:
             check_self_judge(runner_agent.model, spec, allow=allow_self_judge)
-            judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env)
+            judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env,
+                                       max_concurrency=judge_max_requests or concurrency, scope="judge")
             check_self_judge(runner_agent.model, judge_client.name, allow=allow_self_judge)
             judging = Judging.with_client(judge_client, judge_policy.value)
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError

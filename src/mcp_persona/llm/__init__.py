@@ -44,10 +44,12 @@ def make_client(
     max_concurrency: int = DEFAULT_CONCURRENCY,
     retry: RetryPolicy | None = None,
     max_tokens: int | None = None,
+    scope: str = "agent",
 ) -> ChatClient:
     """A client for ``spec``. ``api_key_env`` defaults to the provider's (OPENAI_API_KEY, ANTHROPIC_API_KEY);
-    ``max_concurrency`` bounds the requests in flight to one endpoint, across all its clients; ``max_tokens``
-    caps each answer (default: 4096 for endpoints, 256 for ``local``)."""
+    ``max_concurrency`` bounds the requests in flight to one endpoint, across all its clients of the same
+    ``scope`` (the agent's and the judge's requests are limited apart); ``max_tokens`` caps each answer
+    (default: 4096 for endpoints, 256 for ``local``)."""
     provider, model = parse_spec(spec)
     if provider == "local":
         if base_url is not None:
@@ -61,11 +63,11 @@ def make_client(
         from mcp_persona.llm.openai_client import OpenAIChatClient
 
         return OpenAIChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                                max_concurrency=max_concurrency, **extra)
+                                max_concurrency=max_concurrency, scope=scope, **extra)
     from mcp_persona.llm.anthropic_client import AnthropicChatClient
 
     return AnthropicChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                               max_concurrency=max_concurrency, **extra)
+                               max_concurrency=max_concurrency, scope=scope, **extra)
 
 
 __all__ = [

@@ -48,6 +48,7 @@ class AnthropicChatClient:
         timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int = DEFAULT_CONCURRENCY,
+        scope: str = "agent",
     ) -> None:
         try:
             import anthropic
@@ -69,6 +70,7 @@ class AnthropicChatClient:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.max_concurrency = max_concurrency
+        self.scope = scope  # whose requests share the endpoint's limit ("agent", "judge")
 
     @property
     def name(self) -> str:

@@ -8,9 +8,10 @@
 * retried: 408, 409, 429, 5xx, timeouts, connection failures and unusable answers;
   never: the other 4xx (auth, validation) — the same request would fail again;
 * a per-call timeout around each attempt (``anyio.fail_after``);
-* at most N requests in flight per provider endpoint: an ``anyio.CapacityLimiter``
-  shared by every client of that endpoint in the event loop, held for the request
-  only (not while backing off).
+* at most N requests in flight per provider endpoint and scope: an
+  ``anyio.CapacityLimiter`` shared by every client of that endpoint and scope in the
+  event loop, held for the request only (not while backing off). The scope keeps the
+  agent's limit and the judge's apart when both talk to one endpoint.
 
 The SDKs' own retries are switched off (``max_retries=0``), so this is the only policy.
 """
@@ -37,7 +38,7 @@ from mcp_persona.llm.base import ChatResponse, ErrorCategory, ModelError
 log = logging.getLogger("mcp_persona.llm")
 T = TypeVar("T")
 
-DEFAULT_CONCURRENCY = 8
+DEFAULT_CONCURRENCY = 8  # for a client made outside a run; ``run`` passes its own limits
 
 
 def category_for_status(status: int) -> ErrorCategory:
@@ -195,8 +196,8 @@ def limiter_for(key: str, limit: int) -> anyio.CapacityLimiter:
     return limiter
 
 
-def endpoint_key(provider: str, base_url: str | None) -> str:
-    return f"{provider}|{(base_url or 'default').rstrip('/')}"
+def endpoint_key(provider: str, base_url: str | None, scope: str = "agent") -> str:
+    return f"{provider}|{(base_url or 'default').rstrip('/')}|{scope}"
 
 
 class PerLoop(Generic[T]):
@@ -274,7 +275,8 @@ async def call_endpoint(
     """One chat call of an HTTP client under the shared policy: retries, the endpoint's concurrency
     limit, latency of the successful attempt, and cost from the pricing table.
 
-    ``owner`` is the client (``provider``, ``base_url``, ``model``, ``name``, ``retry``, ``max_concurrency``);
+    ``owner`` is the client (``provider``, ``base_url``, ``model``, ``name``, ``retry``, ``max_concurrency``,
+    ``scope``);
     ``sdk`` the provider SDK module whose exceptions are classified; ``send`` makes the request and ``parse``
     turns its answer into a :class:`ChatResponse`.
     """
@@ -286,7 +288,7 @@ async def call_endpoint(
         resp.latency_s = time.perf_counter() - start
         return resp
 
-    limiter = limiter_for(endpoint_key(owner.provider, owner.base_url), owner.max_concurrency)
+    limiter = limiter_for(endpoint_key(owner.provider, owner.base_url, owner.scope), owner.max_concurrency)
     resp, attempts = await owner.retry.call(attempt, classify=lambda e: classify_sdk_error(e, sdk),
                                             limiter=limiter, label=owner.name)
     resp.attempts = attempts

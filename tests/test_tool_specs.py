@@ -1,0 +1,130 @@
+"""What a model is sent for the tools: small, never larger than the MCP schema, built once per app."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+
+from mcp_persona.agents import ModelAgent
+from mcp_persona.agents.tool_schema import compact_schema, estimate_tokens, function_spec, openai_tools, spec_chars
+from mcp_persona.apps import app_names, get_app
+from mcp_persona.environment import Environment, PoolTool, app_tools
+from mcp_persona.llm.base import ChatResponse
+from mcp_persona.reports import build_summary
+from mcp_persona.runner import RunConfig, run_episode
+from mcp_persona.tasks import load_tasks
+
+# Ceilings on what one request carries for the tools (compact JSON characters; tokens ~ chars / 3).
+# The largest app today is Notion at ~41k characters (its block schemas nest three levels deep).
+MAX_TOOL_CHARS = 10_000
+MAX_APP_CHARS = 45_000
+MAX_ALL_CHARS = 170_000  # --tools all: every app's tools in one request
+
+
+def size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+async def _listed(name: str) -> tuple[PoolTool, ...]:
+    app = get_app(name)
+    async with Client(app.server(app.env(app.context_ids()[0]))) as client:
+        return await app_tools(app, client)
+
+
+@pytest.fixture(scope="module")
+def listed() -> dict[str, tuple[PoolTool, ...]]:
+    async def all_apps() -> dict[str, tuple[PoolTool, ...]]:
+        return {name: await _listed(name) for name in app_names()}
+
+    return anyio.run(all_apps)
+
+
+def test_every_app_sends_small_specs_never_larger_than_its_schemas(listed: dict[str, tuple[PoolTool, ...]]) -> None:
+    total = 0
+    for name, tools in listed.items():
+        specs = openai_tools(list(tools))
+        for tool, spec in zip(tools, specs, strict=True):
+            assert size(spec["function"]["parameters"]) <= size(tool.input_schema), tool.exposed
+            assert spec_chars([spec]) <= MAX_TOOL_CHARS, (tool.exposed, spec_chars([spec]))
+        chars = spec_chars(specs)
+        assert chars <= MAX_APP_CHARS, (name, chars, estimate_tokens(chars))
+        assert estimate_tokens(chars) <= MAX_APP_CHARS / 3 + 1
+        total += chars
+    assert total <= MAX_ALL_CHARS, total
+
+
+def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
+    task = load_tasks("persona")[0]
+
+    async def pool() -> list[dict[str, Any]]:
+        async with Environment(task, tools="all") as env:
+            return openai_tools(env.pool)
+
+    specs = anyio.run(pool)
+    assert {s["function"]["name"].split("__")[0] for s in specs} == set(app_names())
+    assert spec_chars(specs) <= MAX_ALL_CHARS
+
+
+def test_specs_are_built_once_per_app_and_shared_by_episodes() -> None:
+    task = load_tasks("persona")[0]
+
+    async def two_pools() -> tuple[list[PoolTool], list[PoolTool]]:
+        async with Environment(task) as a, Environment(task) as b:
+            return a.pool, b.pool
+
+    first, second = anyio.run(two_pools)
+    assert first and all(x is y for x, y in zip(first, second, strict=True))
+    assert function_spec(first[0]) is function_spec(second[0])
+
+
+def test_shared_definitions_stay_references_and_recursion_is_cut_by_a_reference() -> None:
+    leaf = {"title": "Leaf", "type": "object", "properties": {"text": {"type": "string", "title": "Text"}}}
+    # "Mid" uses Leaf ten times and is used ten times by the root: inlined, that is 100 copies of Leaf.
+    mid = {"type": "object", "properties": {f"k{i}": {"$ref": "#/$defs/Leaf"} for i in range(10)}}
+    node = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                                             "once": {"$ref": "#/$defs/Once"}}}
+    schema = {"type": "object", "title": "Args",
+              "properties": {**{f"m{i}": {"$ref": "#/$defs/Mid"} for i in range(10)},
+                             "tree": {"anyOf": [{"$ref": "#/$defs/Node"}, {"type": "null"}], "default": None}},
+              "$defs": {"Leaf": leaf, "Mid": mid, "Node": node, "Once": {"type": "integer", "title": "Once"},
+                        "Unused": {"type": "string"}}}
+    out = compact_schema(schema)
+    assert size(out) < size(schema)
+    assert out["properties"]["m0"] == {"$ref": "#/$defs/Mid"}
+    assert out["properties"]["tree"] == {"$ref": "#/$defs/Node"}  # nullable unwrapped, null default dropped
+    assert set(out["$defs"]) == {"Leaf", "Mid", "Node"}  # Once inlined (used once), Unused dropped
+    assert out["$defs"]["Node"]["properties"]["kids"]["items"] == {"$ref": "#/$defs/Node"}
+    assert out["$defs"]["Node"]["properties"]["once"] == {"type": "integer"}
+    assert out["$defs"]["Leaf"] == {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def test_a_meaningful_default_is_kept() -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "default": 20, "title": "N"}}}
+    assert compact_schema(schema) == {"type": "object", "properties": {"n": {"type": "integer", "default": 20}}}
+
+
+class OneAnswer:
+    name = "scripted"
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+        return ChatResponse(content="Done.")
+
+
+def test_the_summary_records_tool_definition_tokens_per_request() -> None:
+    task = load_tasks("persona")[0]
+    record = anyio.run(lambda: run_episode(task, ModelAgent(OneAnswer())))
+
+    async def expected() -> int:
+        async with Environment(task) as env:
+            return spec_chars(openai_tools(env.pool))
+
+    chars = anyio.run(expected)
+    assert record.trajectory.tool_def_chars == chars > 0
+    assert record.trajectory.tool_def_tokens == estimate_tokens(chars)
+    summary = build_summary(RunConfig(suite="persona", agent="model", model="scripted"), [task], [record])
+    assert summary["metrics"]["tool_def_tokens_per_request"] == estimate_tokens(chars)
+    assert summary["metrics"]["tool_def_chars_per_request"] == chars
