@@ -73,23 +73,42 @@ def found(summary: str, *values: Any, server: str | None = None) -> dict[str, An
 
 
 def file_has(path: str, needle: str, what: str) -> dict[str, Any]:
-    return {"type": "operate", "summary": f"Write {path} with {what}", "server": "filesystem",
-            "tool": "write_file", "operate_type": "create", "entity": "node",
-            "expect": {"path": path, "content": {"$contains": needle}}}
+    return {
+        "type": "operate",
+        "summary": f"Write {path} with {what}",
+        "server": "filesystem",
+        "tool": "write_file",
+        "operate_type": "create",
+        "entity": "node",
+        "expect": {"path": path, "content": {"$contains": needle}},
+    }
 
 
 def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_data_to_excel") -> dict[str, Any]:
-    return {"type": "operate", "summary": f"Sheet '{sheet}' of {book} holds {what}", "server": "excel",
-            "tool": tool, "operate_type": "create", "entity": "worksheet",
-            "expect": {"name": sheet, "cells": {"$contains": needle}}, "parent_expect": {"filepath": book}}
+    return {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} holds {what}",
+        "server": "excel",
+        "tool": tool,
+        "operate_type": "create",
+        "entity": "worksheet",
+        "expect": {"name": sheet, "cells": {"$contains": needle}},
+        "parent_expect": {"filepath": book},
+    }
 
 
-def sheet_cells(book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel",
-                new: bool = True) -> dict[str, Any]:
+def sheet_cells(
+    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True
+) -> dict[str, Any]:
     """Exact values of named cells (``cells.B7``): a header renamed or a formula left out is caught."""
-    cp: dict[str, Any] = {"type": "operate", "summary": f"Sheet '{sheet}' of {book} holds {what}", "server": "excel",
-                          "tool": tool, "operate_type": "create" if new else "modify",
-                          "expect": {f"cells.{k}": v for k, v in cells.items()}}
+    cp: dict[str, Any] = {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} holds {what}",
+        "server": "excel",
+        "tool": tool,
+        "operate_type": "create" if new else "modify",
+        "expect": {f"cells.{k}": v for k, v in cells.items()},
+    }
     if new:
         cp |= {"entity": "worksheet", "parent_expect": {"filepath": book}}
         cp["expect"]["name"] = sheet
@@ -100,14 +119,21 @@ def sheet_cells(book: str, sheet: str, cells: dict[str, Any], what: str, tool: s
 
 def text_cells(rows: list[list[Any]], row0: int = 1) -> dict[str, Any]:
     """The text cells (headers, labels) of rows written from A``row0``, by address."""
-    return {f"{chr(65 + j)}{row0 + i}": v for i, row in enumerate(rows) for j, v in enumerate(row)
-            if isinstance(v, str)}
+    return {
+        f"{chr(65 + j)}{row0 + i}": v for i, row in enumerate(rows) for j, v in enumerate(row) if isinstance(v, str)
+    }
 
 
 def sheet_now_has(book: str, sheet: str, needle: str, what: str) -> dict[str, Any]:
-    return {"type": "operate", "summary": f"Sheet '{sheet}' of {book} now holds {what}", "server": "excel",
-            "tool": "write_data_to_excel", "operate_type": "modify",
-            "target": f'workbooks["{book}"].worksheets["{sheet}"]', "expect": {"cells": {"$contains": needle}}}
+    return {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} now holds {what}",
+        "server": "excel",
+        "tool": "write_data_to_excel",
+        "operate_type": "modify",
+        "target": f'workbooks["{book}"].worksheets["{sheet}"]',
+        "expect": {"cells": {"$contains": needle}},
+    }
 
 
 def money(x: float) -> str:
@@ -126,11 +152,13 @@ Template = Callable[[Plan], Awaitable[dict[str, Any]]]
 TASKS: list[tuple[str, str, str, str, str, Template]] = []  # id, category, difficulty, now, tz, template
 
 
-def task(tid: str, category: str, difficulty: str, now: str = "2026-03-12T09:00:00",
-         tz: str = "Asia/Shanghai") -> Callable[[Template], Template]:
+def task(
+    tid: str, category: str, difficulty: str, now: str = "2026-03-12T09:00:00", tz: str = "Asia/Shanghai"
+) -> Callable[[Template], Template]:
     def register(fn: Template) -> Template:
         TASKS.append((tid, category, difficulty, now, tz, fn))
         return fn
+
     return register
 
 
@@ -139,10 +167,19 @@ async def build(tid: str, category: str, difficulty: str, now: str, tz: str, fn:
         plan = Plan(stack, now, tz)
         spec = await fn(plan)
     servers = list(dict.fromkeys(plan.servers + spec.pop("extra_servers", [])))
-    return {"id": tid, "suite": "livemcp101", "category": category, "instruction": spec["instruction"],
-            "servers": [{"server": s, "context_id": CONTEXT.get(s, "default")} for s in servers],
-            "clock": {"now": now, "timezone": tz}, "gold": plan.gold, "checkpoints": spec["checkpoints"],
-            "reference_answer": spec["answer"], "difficulty": difficulty, "key_points": spec.get("key_points", [])}
+    return {
+        "id": tid,
+        "suite": "livemcp101",
+        "category": category,
+        "instruction": spec["instruction"],
+        "servers": [{"server": s, "context_id": CONTEXT.get(s, "default")} for s in servers],
+        "clock": {"now": now, "timezone": tz},
+        "gold": plan.gold,
+        "checkpoints": spec["checkpoints"],
+        "reference_answer": spec["answer"],
+        "difficulty": difficulty,
+        "key_points": spec.get("key_points", []),
+    }
 
 
 async def main() -> None:

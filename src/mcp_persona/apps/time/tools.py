@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, available_timezones
 
