@@ -145,6 +145,13 @@ def test_starting_programs_and_foreign_calls_are_refused() -> None:
         assert_cleaned(pid, cwd)
 
 
+def test_a_huge_file_hits_the_file_size_limit() -> None:
+    result, pid, cwd = run("open('big.bin', 'wb').write(b'x' * (3 * 1024 * 1024))",
+                           Limits(file_bytes=1024 * 1024, wall_seconds=3.0))
+    assert result.exit_code == 1 and "File too large" in result.stderr
+    assert_cleaned(pid, cwd)
+
+
 def test_output_is_cut_at_the_limit() -> None:
     result, pid, cwd = run("print('x' * 100_000)")
     assert result.truncated and len(result.stdout) == FAST.output_bytes
