@@ -693,6 +693,17 @@ MOVIES = [
 ]
 
 
+RELEASED = {  # first wide release
+    "Dune: Part Two": "2024-03-01", "Oppenheimer": "2023-07-21", "Past Lives": "2023-06-02",
+    "Inside Out 2": "2024-06-14", "The Zone of Interest": "2023-12-15", "Godzilla Minus One": "2023-11-03",
+    "Anatomy of a Fall": "2023-08-23", "Furiosa: A Mad Max Saga": "2024-05-24", "Wicked": "2024-11-22",
+    "The Wild Robot": "2024-09-27", "Conclave": "2024-10-25", "Perfect Days": "2023-12-22",
+    "Interstellar": "2014-11-07", "Arrival": "2016-11-11", "Spirited Away": "2001-07-20",
+    "The Boy and the Heron": "2023-07-14", "Sinners": "2025-04-18",
+    "Mission: Impossible - The Final Reckoning": "2025-05-23", "Superman": "2025-07-11", "F1": "2025-06-27",
+}
+
+
 def tmdb() -> None:
     rng = random.Random(303)
     movies, people = {}, {}
@@ -705,7 +716,7 @@ def tmdb() -> None:
         movies[mid] = {
             "id": mid,
             "title": title,
-            "release_date": f"{year}-{rng.randrange(1, 13):02d}-{rng.randrange(1, 28):02d}",
+            "release_date": RELEASED[title],
             "genres": genres,
             "runtime": runtime,
             "vote_average": rating,
