@@ -694,13 +694,26 @@ MOVIES = [
 
 
 RELEASED = {  # first wide release
-    "Dune: Part Two": "2024-03-01", "Oppenheimer": "2023-07-21", "Past Lives": "2023-06-02",
-    "Inside Out 2": "2024-06-14", "The Zone of Interest": "2023-12-15", "Godzilla Minus One": "2023-11-03",
-    "Anatomy of a Fall": "2023-08-23", "Furiosa: A Mad Max Saga": "2024-05-24", "Wicked": "2024-11-22",
-    "The Wild Robot": "2024-09-27", "Conclave": "2024-10-25", "Perfect Days": "2023-12-22",
-    "Interstellar": "2014-11-07", "Arrival": "2016-11-11", "Spirited Away": "2001-07-20",
-    "The Boy and the Heron": "2023-07-14", "Sinners": "2025-04-18",
-    "Mission: Impossible - The Final Reckoning": "2025-05-23", "Superman": "2025-07-11", "F1": "2025-06-27",
+    "Dune: Part Two": "2024-03-01",
+    "Oppenheimer": "2023-07-21",
+    "Past Lives": "2023-06-02",
+    "Inside Out 2": "2024-06-14",
+    "The Zone of Interest": "2023-12-15",
+    "Godzilla Minus One": "2023-11-03",
+    "Anatomy of a Fall": "2023-08-23",
+    "Furiosa: A Mad Max Saga": "2024-05-24",
+    "Wicked": "2024-11-22",
+    "The Wild Robot": "2024-09-27",
+    "Conclave": "2024-10-25",
+    "Perfect Days": "2023-12-22",
+    "Interstellar": "2014-11-07",
+    "Arrival": "2016-11-11",
+    "Spirited Away": "2001-07-20",
+    "The Boy and the Heron": "2023-07-14",
+    "Sinners": "2025-04-18",
+    "Mission: Impossible - The Final Reckoning": "2025-05-23",
+    "Superman": "2025-07-11",
+    "F1": "2025-06-27",
 }
 
 
@@ -944,7 +957,7 @@ PLACES = [
         ["park", "tourist_attraction"],
         1.3138,
         103.8159,
-        4.7,
+        4.6,
         62300,
         None,
         "1 Cluny Rd, Singapore 259569",

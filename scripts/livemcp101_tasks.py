@@ -65,6 +65,15 @@ class Plan:
         return sum(len(s["calls"]) for s in self.gold)
 
 
+def sole(scores: dict[str, Any], pick: Any = max) -> str:
+    """The key with the best score; a tie would make the request ambiguous, so it stops the generator."""
+    best = pick(scores.values())
+    winners = [k for k, v in scores.items() if v == best]
+    if len(winners) != 1:
+        raise ValueError(f"ambiguous request: {winners} tie at {best}")
+    return winners[0]
+
+
 def found(summary: str, *values: Any, server: str | None = None) -> dict[str, Any]:
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
     if server:

@@ -11,6 +11,7 @@ from livemcp101_tasks import (
     file_has,
     found,
     sheet_cells,
+    sole,
     task,
     text_cells,
 )
@@ -471,7 +472,7 @@ def _director_pair(name: str, tid: str) -> None:
         )
         better = d1 if calc["result"] > 0 else d2
         return {
-            "instruction": f"Take two films by {name} on TMDB. Which one made more profit (revenue minus budget), "
+            "instruction": f"{name} has two films on TMDB. Which one made more profit (revenue minus budget), "
             "and by how much?",
             "checkpoints": [
                 found("the two films", d1["title"], d2["title"]),
@@ -500,6 +501,7 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             )
         )
         top = hits["items"][0]
+        sole({str(i["number"]): i["comments"] for i in hits["items"]})
         issue, prs = await p.step(
             ("github", "get_issue", {"owner": owner, "repo": repo, "issue_number": top["number"]}),
             ("github", "list_pull_requests", {"owner": owner, "repo": repo, "state": "open"}),
@@ -521,7 +523,7 @@ def _triage(owner: str, repo: str, tid: str) -> None:
                 file_has(path, f"#{issue['number']}", "the issue number"),
             ],
             "answer": f'The most discussed open issue is #{issue["number"]} "{issue["title"]}" '
-            f"({issue['comments']} comments). I wrote it and the {len(prs)} open pull request(s) to "
+            f"({issue['comments']} comments). I wrote it and the open pull requests ({len(prs)}) to "
             f"{path}.",
             "key_points": [f"#{issue['number']}", issue["title"]],
         }
@@ -956,6 +958,7 @@ def _week_report(tickers: list[str], tid: str) -> None:
         lines = out["stdout"].splitlines()
         chg = {ln.split(": ")[0]: float(ln.split(": ")[1]) for ln in lines[: len(tickers)]}
         best, worst = lines[-2].split(": ")[1], lines[-1].split(": ")[1]
+        sole(chg), sole(chg, min)
         rec = await p.step(("yahoo_finance", "get_recommendations", {"ticker": best}))
         book = f"{WS}/weekly-performance.xlsx"
         await p.step(("excel", "create_workbook", {"filepath": book}))
@@ -1029,6 +1032,7 @@ def _repo_health(repos: list[str], tid: str) -> None:
         )
         out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
         worst = out["stdout"].splitlines()[0].split(": ")[1].split()[0]
+        sole({r: st["open_bugs"] for r, st in stats.items()})
         fresh = out["stdout"].splitlines()[1].split(": ")[1]
         path = f"{WS}/repo-health.md"
         table = "\n".join(f"| {r} | {s['release']} | {s['last_commit']} | {s['open_bugs']} |" for r, s in stats.items())
@@ -1071,7 +1075,8 @@ def _repo_health(repos: list[str], tid: str) -> None:
                 },
             ],
             "answer": "; ".join(
-                f"{r}: release {s['release']}, last commit {s['last_commit']}, {s['open_bugs']} open bugs"
+                f"{r}: release {s['release']}, last commit {s['last_commit']}, "
+                f"{s['open_bugs']} open bug{'s' if s['open_bugs'] != 1 else ''}"
                 for r, s in stats.items()
             )
             + f'. Most recently active: {fresh}. Table in {path}. Opened "{title}" in {worst} listing: '
@@ -1084,7 +1089,7 @@ def _repo_health(repos: list[str], tid: str) -> None:
 _repo_health(["pallets/flask", "psf/requests", "encode/httpx"], "software_hard_01")
 _repo_health(["tiangolo/fastapi", "modelcontextprotocol/python-sdk", "astral-sh/ruff"], "software_hard_02")
 _repo_health(["vercel/next.js", "denoland/deno", "modelcontextprotocol/typescript-sdk"], "software_hard_03")
-_repo_health(["pola-rs/polars", "huggingface/transformers", "ollama/ollama"], "software_hard_04")
+_repo_health(["pola-rs/polars", "huggingface/transformers", "denoland/deno"], "software_hard_04")
 _repo_health(["psf/requests", "tiangolo/fastapi", "pola-rs/polars"], "software_hard_05")
 
 
@@ -1121,7 +1126,8 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
         )
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
         return {
-            "instruction": f"Tonight I want a {genre.lower()} movie marathon: the three highest-rated "
+            "instruction": f"Tonight I want {'an' if genre[0] in 'AEIOU' else 'a'} {genre.lower()} movie marathon: "
+            "the three highest-rated "
             f"{genre.lower()} films on TMDB, back to back starting at {start} with a 15-minute "
             f"break between films. When will it end, who's the lead actor of the first film, and "
             f"what time is the start for my friend in {friend_city}? Write the plan to {path}.",
@@ -1357,7 +1363,7 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
             ],
             "answer": "Top stories: "
             + "; ".join(f"{s['title']} ({s['score']})" for s in top[:3])
-            + f". #1 was posted by {user['id']} ({user['karma']} karma). Ask HN: "
+            + f". #1 was posted by {user['id']} ({user['karma']} karma). Ask HN threads: "
             + (", ".join(a["title"] for a in asks) or "none")
             + f". Average score of the top {n}: {avg}. Digest saved to {path}.",
             "key_points": [top[0]["title"], f"average {avg}"],
@@ -1497,6 +1503,8 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
         )
         out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
         pick = out["stdout"].splitlines()[-2].split(": ")[1]
+        dry = {c: f["stay"] for c, f in facts.items() if f["rain"] < 60} or {c: f["stay"] for c, f in facts.items()}
+        sole(dry, min)
         conv = await p.step(
             (
                 "exchange_rate",
