@@ -35,7 +35,7 @@ from mcp_persona.mutants import (
     replace_argument,
     string_leaves,
 )
-from mcp_persona.reports import episode_score
+from mcp_persona.protocols.persona import episode_score
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring import suite_metrics
 from mcp_persona.tasks import Task, load_tasks

@@ -11,17 +11,17 @@ from __future__ import annotations
 import time
 import weakref
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, replace
+from typing import Any
 
 from mcp import Client
 from mcp.types import TextContent
 
-from mcp_persona.apps import App, AppEnv, app_names, get_app
+from mcp_persona.apps import App, AppEnv, get_app
+from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
-ToolPool = Literal["selected", "all"]
 SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
 
 
@@ -35,10 +35,19 @@ class PoolTool:
 
 
 class Environment:
-    def __init__(self, task: Task, *, tools: ToolPool = "selected") -> None:
+    """``protocol`` (default: the persona protocol) builds the pool unless ``pool`` is given outright."""
+
+    def __init__(self, task: Task, *, tools: ToolPool = "selected", protocol: Protocol | None = None,
+                 pool: PoolSpec | None = None) -> None:
+        if protocol is None:
+            from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
+
+            protocol = get_protocol(DEFAULT_PROTOCOL)
         self.task = task
         self.pool_kind = tools
-        names = task.server_names if tools == "selected" else _all_servers(task)
+        self.protocol = protocol
+        self.spec = pool if pool is not None else protocol.pool(task, {}, tools)
+        names = list(self.spec.servers)
         self.apps: dict[str, AppEnv] = {}
         self.initial: dict[str, dict[str, Any]] = {}
         for i, name in enumerate(names):
@@ -57,9 +66,17 @@ class Environment:
             for name, env in self.apps.items():
                 client = Client(env.app.server(env))
                 self.clients[name] = await self._stack.enter_async_context(client)
-                for tool in await app_tools(env.app, client):
-                    self.pool.append(tool)
+                for tool in await app_tools(env.app, client, bare=self.spec.bare_names):
                     self._by_exposed[tool.exposed] = tool
+            if self.spec.tools is None:
+                self.pool = list(self._by_exposed.values())
+            else:  # exactly the listed tools, in the listed order; nothing else is reachable
+                found = {(p.server, p.name): p for p in self._by_exposed.values()}
+                missing = [f"{s}:{t}" for s, t in self.spec.tools if (s, t) not in found]
+                if missing:
+                    raise KeyError(f"the pool names tools no server has: {', '.join(missing)}")
+                self.pool = [found[w] for w in self.spec.tools]
+                self._by_exposed = {p.exposed: p for p in self.pool}
         except BaseException:
             await self._stack.aclose()
             raise
@@ -93,17 +110,23 @@ class Environment:
 
 
 _LISTED: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
+_BARE: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
 
 
-async def app_tools(app: App, client: Client) -> tuple[PoolTool, ...]:
+async def app_tools(app: App, client: Client, *, bare: bool = False) -> tuple[PoolTool, ...]:
     """The app's tools as its MCP server lists them: listed once per app and process, since an app's tools
-    never change; calls still go through each episode's own server."""
+    never change; calls still go through each episode's own server. ``bare``: exposed under the tool's own
+    name rather than ``server__tool``."""
     tools = _LISTED.get(app)
     if tools is None:
         listed = await client.list_tools()
         tools = _LISTED[app] = tuple(PoolTool(f"{app.name}{SEP}{t.name}", app.name, t.name, t.description or "",
                                               t.input_schema) for t in listed.tools)
-    return tools
+    if not bare:
+        return tools
+    if app not in _BARE:
+        _BARE[app] = tuple(replace(t, exposed=t.name) for t in tools)
+    return _BARE[app]
 
 
 def _extra_context(task: Task, available: list[str]) -> str:
@@ -116,7 +139,3 @@ def _extra_context(task: Task, available: list[str]) -> str:
         raise ValueError("an app in the pool has no context to run on")
     return available[0]
 
-
-def _all_servers(task: Task) -> list[str]:
-    # The task's own servers first, then every other app (each on its first context).
-    return task.server_names + [n for n in app_names() if n not in task.server_names]

@@ -9,19 +9,20 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Literal
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
 
 import anyio
 
 from mcp_persona.agents import Agent, ReferenceAgent
 from mcp_persona.context_tree import diff_states
-from mcp_persona.environment import Environment, ToolPool
+from mcp_persona.environment import Environment
 from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import FailureJudge, diagnose, is_failed
 from mcp_persona.llm.base import ChatClient
-from mcp_persona.scoring import score_episode
-from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
+from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
+from mcp_persona.protocols.base import ToolPool
+from mcp_persona.scoring.strict import Signature, change_signatures, strict_pass
 from mcp_persona.store import EpisodeRecord, RunStore
 from mcp_persona.tasks import Task
 from mcp_persona.tasks.distractors import distractors_for
@@ -40,6 +41,8 @@ class RunConfig:
     trials: int = 1
     judge: str = "rules"
     judge_policy: Literal["complement", "replace"] = "complement"
+    protocol: str = DEFAULT_PROTOCOL
+    protocol_options: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -67,14 +70,17 @@ class Judging:
 
 
 async def run_episode(
-    task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None
+    task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None,
+    protocol: Protocol | None = None, settings: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
+    protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
     if epoch:  # another trial: other generated ids, same start state
         task = task.model_copy(update={"seed": task.seed + 7919 * epoch})
     try:
-        environment = Environment(task, tools=tools)
+        spec = protocol.pool(task, protocol.settings(settings or {}), tools, epoch)
+        environment = Environment(task, tools=tools, protocol=protocol, pool=spec)
     except (KeyError, ValueError) as exc:  # an app or context the task needs is missing: this episode errs
         trajectory.stop_reason = "error"
         trajectory.error = f"environment: {exc}"
@@ -91,15 +97,11 @@ async def run_episode(
         if trajectory.stop_reason == "error":
             return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
                                  trajectory=trajectory, internal_errors=internal, error=trajectory.error)
-        score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
-        agent_changes = change_signatures(env.initial, env.final_states())
+        score = await protocol.score(task, trajectory, env)
         diff = state_changes(env)
-    gold = await gold_changes(task, tools)
-    score["end_state"] = (compare_end_states(gold, agent_changes).to_dict() if gold is not None
-                          else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": []})
     record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
-                           score=score, diff=diff, internal_errors=internal)
-    await judge_episode(task, record, judging)
+                           score=score, diff=diff, internal_errors=internal, pool=spec.description)
+    await protocol.judge(task, record, judging)
     return record
 
 
@@ -155,6 +157,8 @@ async def run_suite(
     context_distractors: int = 0,
     trials: int = 1,
     judging: Judging | None = None,
+    protocol: Protocol | None = None,
+    settings: dict[str, Any] | None = None,
     on_start: Callable[[Task, int], None] | None = None,
     on_done: Callable[[EpisodeRecord], None] | None = None,
 ) -> int:
@@ -169,7 +173,7 @@ async def run_suite(
             if on_start is not None:
                 on_start(task, epoch)
             record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch,
-                                       judging=judging)
+                                       judging=judging, protocol=protocol, settings=settings)
             store.write(record)
             if on_done is not None:
                 on_done(record)

@@ -44,6 +44,7 @@ class EpisodeRecord(BaseModel):
     score: dict[str, Any] | None = None
     diff: list[str] = Field(default_factory=list)  # every state change the episode caused, readable
     verdicts: list[dict[str, Any]] = Field(default_factory=list)  # LLM judge verdicts: raw outputs + parsed
+    pool: dict[str, Any] = Field(default_factory=dict)  # how the protocol drew the tool pool (e.g. candidates)
     failure: dict[str, Any] | None = None  # failure mode of a failed episode (rules, then the judge)
     internal_errors: list[str] = Field(default_factory=list)
     error: str | None = None
@@ -83,8 +84,9 @@ class RunStore:
                 "or choose another --run-dir"
             )
         keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills", "trials", "judge",
-                "judge_policy")
-        diff = [k for k in keys if stored.get(k) != config.get(k)]
+                "judge_policy", "protocol", "protocol_options")
+        older = {"protocol": "persona", "protocol_options": {}}  # runs stored before protocols existed
+        diff = [k for k in keys if stored.get(k, older.get(k)) != config.get(k, older.get(k))]
         if diff:
             detail = ", ".join(f"{k}: stored {stored.get(k)!r} vs now {config.get(k)!r}" for k in diff)
             raise RunStoreError(f"cannot resume: the run in {self.path.parent} was made with other settings ({detail})")

@@ -21,6 +21,7 @@ from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
 from mcp_persona.mutants import TaskMutation, mutation_test
+from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
 from mcp_persona.scoring.normalize import appears_in, decoded, looks_like_id, normalize
@@ -193,16 +194,24 @@ def mutation_problems(task: Task, mutation: TaskMutation) -> list[str]:
     return problems
 
 
-async def validate_all(tasks: Sequence[Task], *, mutants: bool = True) -> Report:
+async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+    """The replay check, then (if it passes) mutation testing of the task's checkpoints."""
+    problems = await check_task(task)
+    if mutants and not problems:
+        mutation = await mutation_test(task)
+        report.mutations.append(mutation)
+        problems = mutation_problems(task, mutation)
+    return problems
+
+
+async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True) -> Report:
+    """Every context loads; no two tasks are the same; each task passes its protocol's checks."""
+    protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
     check_contexts(report)
     report.problems.extend(duplicate_tasks(tasks))
     for task in tasks:
         report.tasks_checked += 1
-        problems = await check_task(task)
-        if mutants and not problems:
-            mutation = await mutation_test(task)
-            report.mutations.append(mutation)
-            problems = mutation_problems(task, mutation)
+        problems = await protocol.validate_task(task, report, mutants=mutants)
         report.problems.extend(f"task {task.id}: {p}" for p in problems)
     return report

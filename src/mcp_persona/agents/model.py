@@ -6,7 +6,6 @@ import json
 import time
 from typing import Any
 
-from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.agents.skills import Skills
 from mcp_persona.agents.tool_schema import estimate_tokens, openai_tools, spec_chars
 from mcp_persona.environment import Environment
@@ -38,8 +37,9 @@ class ModelAgent:
         trajectory.tool_def_chars = spec_chars(tools)
         trajectory.tool_def_tokens = estimate_tokens(trajectory.tool_def_chars)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_prompt(task, self.skills.for_servers(sorted(env.apps)))},
-            {"role": "user", "content": user_prompt(task)},
+            {"role": "system",
+             "content": env.protocol.system_prompt(task, env, self.skills.for_servers(sorted(env.apps)))},
+            {"role": "user", "content": env.protocol.user_prompt(task)},
         ]
         for rnd in range(self.max_rounds):
             start = time.perf_counter()

@@ -22,15 +22,25 @@ class GoldReplayError(RuntimeError):
 
 
 class ReferenceAgent:
+    """Each gold step is one turn (its calls in parallel); ``one_call_per_turn`` instead spends a turn on
+    every call, which solves the task but not efficiently (MCPAgentBench's TEFS tells the two apart)."""
+
     name = "reference"
     model = None
 
+    def __init__(self, *, one_call_per_turn: bool = False) -> None:
+        self.one_call_per_turn = one_call_per_turn
+
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
         results: dict[tuple[int, int], ToolCallEvent] = {}
+        turn = -1
         for si, step in enumerate(task.gold):
+            turn += 1
             for ci, call in enumerate(step.calls):
+                if ci and self.one_call_per_turn:
+                    turn += 1
                 args = resolve_refs(call.arguments, results)
-                event = await env.call(call.server, call.tool, args, round=si, call_id=f"gold_{si}_{ci}")
+                event = await env.call(call.server, call.tool, args, round=turn, call_id=f"gold_{si}_{ci}")
                 trajectory.events.append(event)
                 results[(si, ci)] = event
         trajectory.final_answer = task.reference_answer

@@ -133,8 +133,10 @@ class App:
         personalized: bool = True,
         description: str = "",
         real_server: str = "",
+        library: str | None = None,
     ) -> None:
         self.name = name
+        self.library = library  # the protocol whose private tool library this server belongs to, if any
         self.title = title
         self.category = category
         self.personalized = personalized

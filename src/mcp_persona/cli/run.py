@@ -63,15 +63,23 @@ def run(
     judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
     judge_api_key_env: Annotated[str | None, typer.Option(help="environment variable with the judge's key")] = None,
     allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
+    candidates: Annotated[int | None, typer.Option(
+        help="mcpagentbench: size K of the candidate tool list (10, 20, 30 or 40; default 20)")] = None,
+    distractors: Annotated[str | None, typer.Option(
+        help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
+    one_call_per_turn: Annotated[bool, typer.Option(
+        help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, make_client
+    from mcp_persona.protocols import get_protocol
     from mcp_persona.reports import build_summary, print_summary, write_summary
     from mcp_persona.runner import Judging, RunConfig, pending, run_suite
     from mcp_persona.store import RunStore, RunStoreError
+    from mcp_persona.tasks import TaskFileError, suite_info
 
     if agent is AgentKind.model and not model:
         raise fail("--agent model needs --model (e.g. --model local or --model openai:gpt-4o-mini)")
@@ -83,7 +91,15 @@ def run(
         raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
+    if one_call_per_turn and agent is not AgentKind.reference:
+        raise fail("--one-call-per-turn is an option of --agent reference")
     tasks = load_suite(suite, only)
+    try:
+        protocol = get_protocol(suite_info(suite).protocol)
+        given = {k: v for k, v in {"candidates": candidates, "distractors": distractors}.items() if v is not None}
+        settings = protocol.settings(given)
+    except (TaskFileError, ValueError) as exc:
+        raise fail(f"{exc} (suite {suite!r})") from exc
     if limit is not None:
         tasks = tasks[:limit]
     try:
@@ -100,7 +116,8 @@ def run(
         except (ValueError, ModelError) as exc:
             raise fail(str(exc)) from exc
     else:
-        runner_agent = ReferenceAgent() if agent is AgentKind.reference else NoopAgent()
+        runner_agent = (ReferenceAgent(one_call_per_turn=one_call_per_turn) if agent is AgentKind.reference
+                        else NoopAgent())
     judging = None
     try:
         spec = judge_spec(judge)
@@ -115,7 +132,8 @@ def run(
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
-                       trials=trials, judge=judge, judge_policy=judge_policy.value)
+                       trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
+                       protocol_options=settings)
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -129,7 +147,8 @@ def run(
         status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))))
         anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
                                     context_distractors=context_distractors, trials=trials, judging=judging,
-                                    on_start=status.started, on_done=status.finished))
+                                    protocol=protocol, settings=settings, on_start=status.started,
+                                    on_done=status.finished))
     summary = build_summary(config, tasks, store.records())
     store.close()
     path = write_summary(run_dir, summary)

@@ -19,10 +19,12 @@ def validate(
     """Load every data file and replay every task's gold chain; fail on any imperfect task or surviving mutant."""
     from functools import partial
 
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.tasks import suite_info
     from mcp_persona.validate import validate_all
 
     items = load_suite(suite, only)
-    report = anyio.run(partial(validate_all, items, mutants=mutants))
+    report = anyio.run(partial(validate_all, items, get_protocol(suite_info(suite).protocol), mutants=mutants))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}", soft_wrap=True)
     score = report.mutation_score()

@@ -1,6 +1,6 @@
 """Tasks: the file format and its loader."""
 
-from mcp_persona.tasks.loader import TaskFileError, bundled_suites, load_tasks
+from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info
 from mcp_persona.tasks.models import (
     Checkpoint,
     GoldCall,
@@ -20,8 +20,10 @@ __all__ = [
     "OtherCheckpoint",
     "SearchCheckpoint",
     "ServerContext",
+    "SuiteInfo",
     "Task",
     "TaskFileError",
     "bundled_suites",
     "load_tasks",
+    "suite_info",
 ]

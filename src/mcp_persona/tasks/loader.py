@@ -7,9 +7,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from mcp_persona.tasks.models import Task
+
+SUITE_FILE = "suite.json"
 
 
 class TaskFileError(ValueError):
@@ -28,6 +30,38 @@ def _suite_dir(name: str) -> Path:
     return Path(str(resources.files("mcp_persona") / "data" / "tasks" / name))
 
 
+class SuiteInfo(BaseModel):
+    """``suite.json`` in a suite folder: which protocol its tasks follow."""
+
+    model_config = ConfigDict(extra="forbid")
+    protocol: str = "persona"
+    description: str = Field("", description="one line on what the suite measures")
+
+
+def _folder(source: str) -> Path | None:
+    if source in bundled_suites():
+        return _suite_dir(source)
+    path = Path(source)
+    return path if path.is_dir() else path.parent if path.is_file() else None
+
+
+def suite_info(source: str) -> SuiteInfo:
+    """The suite's ``suite.json`` (a task file uses its folder's); none means the persona protocol."""
+    from mcp_persona.protocols import protocol_names
+
+    folder = _folder(source)
+    path = folder / SUITE_FILE if folder is not None else None
+    if path is None or not path.is_file():
+        return SuiteInfo()
+    try:
+        info = SuiteInfo.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise TaskFileError(f"{path}: invalid suite file: {exc.errors(include_url=False)[0]['msg']}") from exc
+    if info.protocol not in protocol_names():
+        raise TaskFileError(f"{path}: unknown protocol {info.protocol!r} (known: {', '.join(protocol_names())})")
+    return info
+
+
 def load_tasks(source: str) -> list[Task]:
     """Tasks of a bundled suite (``persona``) or of a JSON file or folder of JSON files.
 
@@ -35,9 +69,9 @@ def load_tasks(source: str) -> list[Task]:
     """
     path = Path(source)
     if source in bundled_suites():
-        files = sorted(_suite_dir(source).glob("*.json"))
+        files = sorted(f for f in _suite_dir(source).glob("*.json") if f.name != SUITE_FILE)
     elif path.is_dir():
-        files = sorted(path.glob("*.json"))
+        files = sorted(f for f in path.glob("*.json") if f.name != SUITE_FILE)
         if not files:
             raise TaskFileError(f"{path}: folder has no .json task files")
     elif path.is_file():
@@ -54,6 +88,14 @@ def load_tasks(source: str) -> list[Task]:
         if t.id in seen:
             raise TaskFileError(f"task id {t.id!r} appears twice ({seen[t.id]})")
         seen[t.id] = t.suite
+    from mcp_persona.protocols import get_protocol
+
+    protocol = get_protocol(suite_info(source).protocol)
+    problems = [f"  task {t.id}: {p}" for t in tasks for p in protocol.task_problems(t)]
+    if problems:
+        more = f"\n  ... and {len(problems) - 8} more" if len(problems) > 8 else ""
+        raise TaskFileError(f"{source}: tasks unfit for the {protocol.name} protocol:\n" + "\n".join(problems[:8])
+                            + more)
     return tasks
 
 

@@ -148,8 +148,8 @@ class Task(BaseModel):
         "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other",
         "travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
         "software_development", "office", "mathematics",
-    ] = Field(description="MCP-Persona's task groups (four single-server, three cross-server), then LiveMCP-101's "
-                          "eight domains")
+    ] = Field("other", description="MCP-Persona's task groups (four single-server, three cross-server), then "
+                                   "LiveMCP-101's eight domains")
     variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)
@@ -157,13 +157,17 @@ class Task(BaseModel):
     servers: list[ServerContext] = Field(min_length=1)
     clock: TaskClock
     gold: list[GoldStep] = Field(default_factory=list)
-    checkpoints: list[Checkpoint] = Field(min_length=1)
+    checkpoints: list[Checkpoint] = Field(
+        default_factory=list, description="what is scored under MCP-Persona (that protocol requires one or more)")
     reference_answer: str = Field(default="", description="the final answer a perfect agent gives")
     difficulty: Literal["easy", "medium", "hard"] | None = None
     key_points: list[str] = Field(default_factory=list)
     implicit_context: list[str] = Field(
         default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
     )
+    type: Literal["single", "dual_serial", "dual_parallel", "multi"] | None = Field(
+        default=None, description="MCPAgentBench: the shape of the gold chain")
+    domain: Literal["daily", "professional"] | None = Field(default=None, description="MCPAgentBench: the domain")
     seed: int = 0
     mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
 

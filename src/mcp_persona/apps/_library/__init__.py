@@ -1,0 +1,1 @@
+"""The MCPAgentBench tool library: servers declared as data, run by one shared engine."""

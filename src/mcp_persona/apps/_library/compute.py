@@ -1,0 +1,441 @@
+"""The computed parts of library tools, by name: what a filter or a lookup alone cannot give (a fare
+for a number of nights, a route between two addresses, a sum over ingredients). Each function gets
+the episode, the call's arguments and the records its checks found, and returns fields to add (or,
+for a ``compute`` tool, the whole result)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from mcp_persona.apps.base import AppEnv, ToolFailure
+
+Args = dict[str, Any]
+Refs = dict[str, Any]
+_FUNCS: dict[str, Callable[[AppEnv, Args, Refs], dict[str, Any]]] = {}
+
+
+def register(fn: Callable[[AppEnv, Args, Refs], dict[str, Any]]) -> Callable[[AppEnv, Args, Refs], dict[str, Any]]:
+    _FUNCS[fn.__name__] = fn
+    return fn
+
+
+def names() -> list[str]:
+    return sorted(_FUNCS)
+
+
+def run(name: str, env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    if name not in _FUNCS:
+        raise KeyError(f"no computed field function {name!r}")
+    return _FUNCS[name](env, args, refs)
+
+
+def _table(env: AppEnv, name: str) -> list[dict[str, Any]]:
+    data = env.tree.data.get(name)
+    return list(data.values()) if isinstance(data, dict) else []
+
+
+def _date(value: str, field: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ToolFailure(f"{field}: {value!r} is not a date in YYYY-MM-DD form", kind="type") from None
+
+
+def _span(args: Args, start: str, end: str) -> int:
+    days = (_date(args[end], end) - _date(args[start], start)).days
+    if days <= 0:
+        raise ToolFailure(f"{end} must be after {start}", kind="range")
+    return days
+
+
+def _number(args: Args, field: str) -> float:
+    """A number the real tool takes as text ("1.5")."""
+    try:
+        value = float(args[field])
+    except (TypeError, ValueError):
+        raise ToolFailure(f"{field}: {args[field]!r} is not a number", kind="type") from None
+    if not math.isfinite(value):
+        raise ToolFailure(f"{field}: must be a finite number", kind="range")
+    return value
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def _stable(*parts: Any) -> int:
+    return int(hashlib.sha256(repr(parts).encode()).hexdigest(), 16)
+
+
+# -- travel ------------------------------------------------------------------------------------------------
+@register
+def stay_quote(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    nights = _span(args, "checkinDate", "checkoutDate")
+    hotels = refs["__result__"]["results"]
+    return {"nights": nights, "quotes": [{"hotel_id": h["hotel_id"], "name": h["name"],
+                                          "total_price": h["price_per_night"] * nights} for h in hotels]}
+
+
+@register
+def round_trip_fares(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    if args.get("type") == "round_trip" and not args.get("return_date"):
+        raise ToolFailure("return_date is required for a round_trip search", kind="missing")
+    legs = 2 if args.get("type") == "round_trip" else 1
+    return {"fares": [{"flight_id": f["flight_id"], "total_fare": f["fare"] * legs}
+                      for f in refs["__result__"]["results"]]}
+
+
+def _place(env: AppEnv, address: str, field: str) -> dict[str, Any]:
+    folded = " ".join(address.casefold().split())
+    for p in _table(env, "places"):
+        if folded in (p["address"].casefold(), p["name"].casefold()):
+            return p
+    raise ToolFailure(f"{field}: address {address!r} not found", kind="not_found")
+
+
+def _km(a: dict[str, Any], b: dict[str, Any]) -> float:
+    lat1, lon1, lat2, lon2 = map(math.radians, (a["lat"], a["lng"], b["lat"], b["lng"]))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    return 6371 * 2 * math.asin(math.sqrt(h))
+
+
+@register
+def driving_route(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    a = _place(env, args["origin_address"], "origin_address")
+    b = _place(env, args["destination_address"], "destination_address")
+    road_km = round(_km(a, b) * 1.3, 1)  # roads wind: about a third longer than the straight line
+    return {"origin": a["address"], "destination": b["address"], "distance_km": road_km,
+            "duration_min": round(road_km / 45 * 60)}
+
+
+@register
+def terrain_elevation(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    here = {"lat": args["latitude"], "lng": args["longitude"]}
+    if not (-90 <= here["lat"] <= 90 and -180 <= here["lng"] <= 180):
+        raise ToolFailure("latitude must be within ±90 and longitude within ±180", kind="range")
+    point = min(_table(env, "elevations"), key=lambda p: _km(here, p))
+    metres = point["elevation_m"]
+    value = round(metres * 3.28084, 1) if args["unit"] == "feet" else metres
+    return {"latitude": args["latitude"], "longitude": args["longitude"], "elevation": value,
+            "unit": args["unit"], "nearest_landmark": point["name"]}
+
+
+@register
+def world_time(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    out = []
+    for tz in args["timezone"]:
+        try:
+            local = env.clock.current().astimezone(ZoneInfo(tz))
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ToolFailure(f"timezone: {tz!r} is not an IANA time zone", kind="range") from None
+        out.append({"timezone": tz, "datetime": local.isoformat(timespec="minutes"),
+                    "utc_offset": local.strftime("%z")})
+    return {"times": out}
+
+
+@register
+def countdown(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    days = _span(args, "StartDate", "EndDate")
+    today = env.clock.current().date()
+    left = (_date(args["EndDate"], "EndDate") - today).days
+    return {"event": args["Ele"], "total_days": days, "days_remaining": max(left, 0),
+            "on_finish": args.get("EndFunc") or "notify"}
+
+
+# -- food and health -----------------------------------------------------------------------------------------
+@register
+def nutrition_totals(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    known = {i["name"].casefold(): i for i in _table(env, "ingredients")}
+    missing = [x for x in args["ingredient_list"] if x.casefold() not in known]
+    if missing:
+        raise ToolFailure(f"ingredient_list: unknown ingredients {missing}", kind="not_found")
+    rows = [known[x.casefold()] for x in args["ingredient_list"]]
+    totals = {k: round(sum(r[k] for r in rows), 1) for k in ("kcal", "protein_g", "fat_g", "carbs_g")}
+    return {"per_ingredient": rows, "totals_per_100g_each": totals}
+
+
+@register
+def adme_profile(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    smile = args["smile"]
+    if not re.fullmatch(r"[A-Za-z0-9@+\-\[\]()=#/\\%.]+", smile):
+        raise ToolFailure("smile: not a SMILES string", kind="type")
+    atoms = re.findall(r"Cl|Br|[CNOSPFI]|[cnos]", smile)
+    weights = {"C": 12.011, "N": 14.007, "O": 15.999, "S": 32.06, "P": 30.974, "F": 18.998, "I": 126.9,
+               "Cl": 35.45, "Br": 79.904}
+    heavy = sum(weights[a.upper() if len(a) == 1 else a] for a in atoms)
+    carbons = sum(1 for a in atoms if a in "Cc")
+    hetero = len(atoms) - carbons
+    mw = round(heavy + 1.008 * max(0, 2 * carbons + 2 - hetero), 2)
+    logp = round(0.5 * carbons - 0.7 * hetero, 2)
+    donors = len(re.findall(r"O(?![=])|N(?![=])", smile)) // 2
+    return {"smile": smile, "molecular_weight": mw, "logP_estimate": logp, "h_bond_donors": donors,
+            "h_bond_acceptors": hetero, "lipinski_pass": mw <= 500 and logp <= 5 and donors <= 5 and hetero <= 10}
+
+
+# -- media and leisure -------------------------------------------------------------------------------------
+@register
+def similar_tracks(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    songs = _table(env, "songs")
+    seeds = [s for s in songs if s["title"].casefold() in {m.casefold() for m in args["music_name"]}]
+    if not seeds:
+        raise ToolFailure(f"music_name: none of {args['music_name']} is in the catalogue", kind="not_found")
+    genres = {s["genre"] for s in seeds}
+    pool = [s for s in songs if s["genre"] in genres and s not in seeds]
+    pool.sort(key=lambda s: -s["popularity"])
+    return {"seed_genres": sorted(genres), "tracks": pool[: args["result_num"]]}
+
+
+@register
+def audio_edit(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    source = refs["audio_file"]
+    duration = source["duration_s"]
+    if "speed_factor" in args:
+        factor = _number(args, "speed_factor")
+        if not 0.25 <= factor <= 4:
+            raise ToolFailure("speed_factor must be between 0.25 and 4", kind="range")
+        duration = round(duration / factor, 1)
+    if "start_time" in args:
+        start, end = _number(args, "start_time"), _number(args, "end_time")
+        if not 0 <= start < end <= duration:
+            raise ToolFailure(f"start_time/end_time must satisfy 0 <= start < end <= {duration}", kind="range")
+        duration = round(end - start, 1)
+    stem = source["file"].rsplit(".", 1)
+    return {"source": source["file"], "output_file": f"{stem[0]}_edited.{stem[-1]}", "duration_s": duration}
+
+
+@register
+def dice_roll(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    sides, count = args["sides"], args["count"]
+    seed = _stable(sides, count, args["modifier"], args["roll_type"])
+    rolls = [(seed >> (8 * i)) % sides + 1 for i in range(count)]  # reproducible: same call, same roll
+    kept = {"advantage": [max(rolls)], "disadvantage": [min(rolls)]}.get(args["roll_type"], rolls)
+    return {"rolls": rolls, "kept": kept, "modifier": args["modifier"], "total": sum(kept) + args["modifier"]}
+
+
+@register
+def guidance(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """Advice entries whose keywords occur in the request, best first; a plan id for follow-ups."""
+    words = _words(" ".join(str(v) for v in args.values()))
+    scored = [(len(words & set(g["keywords"])), g) for g in _table(env, "guides")]
+    hits = [g for n, g in sorted(scored, key=lambda x: -x[0]) if n > 0][:4]
+    if not hits:
+        raise ToolFailure("no guidance matches this request; name the technologies or topic", kind="not_found")
+    return {"plan_id": f"PLAN-{_stable(sorted(args.items())) % 10**6:06d}", "request": args,
+            "recommendations": [{"topic": g["topic"], "advice": g["advice"]} for g in hits]}
+
+
+# -- home and money ------------------------------------------------------------------------------------
+@register
+def free_slots(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    busy = sorted((e["startTime"], e["endTime"]) for e in _table(env, "events") if e["startDate"] == args["date"])
+    slots, cursor = [], "09:00"
+    for start, end in [*busy, ("18:00", "18:00")]:
+        if start > cursor:
+            slots.append({"start": cursor, "end": start})
+        cursor = max(cursor, end)
+    return {"date": args["date"], "busy": [{"start": s, "end": e} for s, e in busy], "free": slots}
+
+
+@register
+def balance_after(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    account = next(iter(refs.values()))
+    owed = account.get("amount_due", account.get("balance", 0))
+    return {"previous": owed, "after": round(owed - args["amount"], 2)}
+
+
+@register
+def card_topup(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    card = refs["card_number"]
+    if card["status"] != "active":
+        raise ToolFailure(f"card {card['card_number']} is {card['status']}", kind="conflict")
+    return {"balance": round(card["balance"] + args["amount"], 2)}
+
+
+@register
+def pass_renewal(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    member = refs["member_id"]
+    y, m = map(int, member["expires"][:7].split("-"))
+    m += args["renewal_term"]
+    y, m = y + (m - 1) // 12, (m - 1) % 12 + 1
+    return {"expires": f"{y:04d}-{m:02d}{member['expires'][7:]}", "fee": member["monthly_fee"] * args["renewal_term"]}
+
+
+@register
+def wallet_transfer(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    wallet = next((a for a in _table(env, "accounts") if a["account_type"] == "checking"), None)
+    if wallet is None or wallet["balance"] < args["amount"]:
+        raise ToolFailure("amount exceeds the checking balance", kind="conflict")
+    return {"from_account": wallet["account_type"], "fee": round(args["amount"] * 0.001, 2)}
+
+
+# -- professional ------------------------------------------------------------------------------------------
+@register
+def sql_run(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    m = re.search(r"\bfrom\s+`?([\w.]+)`?", args["query"], re.IGNORECASE)
+    if m is None:
+        raise ToolFailure("query: no FROM clause (only SELECT queries are supported)", kind="range")
+    name = m.group(1).split(".")[-1]
+    found = [t for t in _table(env, "bq_tables") if t["table"] == name and t["project_id"] == args["project_id"]]
+    if not found:
+        raise ToolFailure(f"table {name!r} not found in project {args['project_id']!r}", kind="not_found")
+    rows = found[0]["rows"]
+    limit = re.search(r"\blimit\s+(\d+)", args["query"], re.IGNORECASE)
+    shown = rows[: int(limit.group(1))] if limit else rows
+    return {"project_id": args["project_id"], "table": name, "row_count": len(shown), "rows": shown}
+
+
+@register
+def rank_documents(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    q = _words(args["query"])
+    scored = [(len(q & _words(d["text"])) / (len(q) or 1), d) for d in _table(env, "documents")]
+    hits = [{"doc_id": d["doc_id"], "title": d["title"], "score": round(s, 3)}
+            for s, d in sorted(scored, key=lambda x: (-x[0], x[1]["doc_id"])) if s > 0]
+    return {"query": args["query"], "matches": hits[: args["limit"]]}
+
+
+@register
+def dataset_stats(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    data = next(iter(refs.values()))
+    totals: dict[str, float] = {}
+    for row in data["rows"]:
+        totals[row["group"]] = round(totals.get(row["group"], 0) + row["value"], 2)
+    best = max(totals, key=lambda k: totals[k])
+    return {"dataset": data["name"], "metric": data["metric"], "total": round(sum(totals.values()), 2),
+            "by_group": totals, "top_group": best}
+
+
+@register
+def port_scan(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    host = refs["host"]
+    wanted: set[int] = set()
+    for part in args["ports"].split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ToolFailure(f"ports: {args['ports']!r} is not a list of ports or ranges (22,80,1000-2000)",
+                              kind="type")
+        first, last = int(lo), int(hi or lo)
+        if not 0 < first <= last <= 65535:
+            raise ToolFailure(f"ports: {part.strip()!r} is not a port range within 1-65535", kind="range")
+        wanted.update(range(first, last + 1))
+    return {"host": host["host"], "open_ports": [p for p in host["open_ports"] if p["port"] in wanted]}
+
+
+@register
+def secret_view(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    secret = refs["secret_name"]
+    reveal = not args["mask_sensitive"] and args["confirm_unmask"] == "yes"
+    value = secret["value"] if reveal else secret["value"][:3] + "*" * (len(secret["value"]) - 3)
+    return {"name": secret["name"], "value": value, "masked": not reveal, "rotated_at": secret["rotated_at"]}
+
+
+@register
+def movement(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    changes = {k: args[k] for k in ("color", "rotation", "scale", "animate") if k in args}
+    return {"modified": sorted(changes)}
+
+
+@register
+def zone_alerts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    severity = args.get("severity", "all")
+    found = [a for a in _table(env, "alerts") if a["zone"].casefold() == args["zone"].casefold()
+             and severity in ("all", a["severity"])]
+    return {"zone": args["zone"], "severity": severity, "alerts": sorted(found, key=lambda a: a["date"], reverse=True)}
+
+
+@register
+def refill_check(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    rx = refs["prescription_id"]
+    if rx["patient_dob"] != args["patient_dob"]:
+        raise ToolFailure("patient_dob does not match the prescription's patient", kind="permission")
+    if rx["refills_left"] < 1:
+        raise ToolFailure(f"prescription {rx['prescription_id']} has no refills left; ask the prescriber",
+                          kind="conflict")
+    return {"drug": rx["drug"], "refills_left_after": rx["refills_left"] - 1, "status": "ready in 2 hours"}
+
+
+@register
+def best_price(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    prices = refs["__result__"]["prices"]
+    store = min(prices, key=lambda s: prices[s])
+    return {"best_store": store, "best_price": prices[store]}
+
+
+@register
+def launch_posts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    found = [p for p in _table(env, "posts") if p["topic"].casefold() == args["topic"].casefold()
+             and (args["featured"] == "false" or p["featured"] == "true")
+             and args["posted_after"] <= p["posted"] <= args["posted_before"]]
+    found.sort(key=lambda p: -p["votes"] if args["order"] == "votes" else p["posted"], reverse=args["order"] != "votes")
+    return {"posts": found[: args["count"]]}
+
+
+@register
+def page_view(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    page = refs["url"]
+    return {"title": page["title"], "available_actions": page["actions"]}
+
+
+@register
+def page_action(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    tabs = _table(env, "tabs")
+    if not tabs:
+        raise ToolFailure("no page is open; navigate to a page first", kind="conflict")
+    page = tabs[-1]
+    if args["action"] not in page["available_actions"]:
+        raise ToolFailure(f"action: {args['action']!r} is not possible on {page['url']} "
+                          f"(possible: {', '.join(page['available_actions']) or 'none'})", kind="range")
+    return {"page": page["url"], "result": "done"}
+
+
+@register
+def new_blog_post(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    post = {k: args[k] for k in ("id", "title", "content", "status", "category", "tags", "date")}
+    return env.tree.create("blog_posts", post)
+
+
+@register
+def company_peers(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    seed = refs["seed_company"]
+    known = {c["company"]: c for c in _table(env, "companies")}
+    peers = [known.get(p, {"company": p}) for p in seed["peers"][: args["limit"]]]
+    return {"seed_company": seed["company"], "peers": peers}
+
+
+@register
+def company_facts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    known = {c["company"].casefold(): c for c in _table(env, "companies")}
+    out = []
+    for name in args["companies"]:
+        c = known.get(name.casefold())
+        if c is None:
+            raise ToolFailure(f"companies: no data on {name!r}", kind="not_found")
+        unknown = [f for f in args["fields"] if f not in c]
+        if unknown:
+            raise ToolFailure(f"fields: unknown facts {unknown} (known: founded, employees, revenue_b, hq, peers)",
+                              kind="range")
+        out.append({"company": c["company"], **{f: c[f] for f in args["fields"]}})
+    return {"companies": out}
+
+
+@register
+def granules(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    coords = args["coordinates"]
+    if len(coords) != 2:
+        raise ToolFailure("coordinates must be [latitude, longitude]", kind="range")
+    found = [p for p in _table(env, "data_products") if p["data_type"].casefold() == args["data_type"].casefold()
+             and abs(p["lat"] - coords[0]) < 0.5 and abs(p["lng"] - coords[1]) < 0.5
+             and p["start"] <= args["end_date"] and p["end"] >= args["start_date"]]
+    return {"granules": [p["granule"] for p in found], "count": len(found)}
+
+
+@register
+def new_scene(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    objects = [{"name": str(k), "type": str(v)} for k, v in args["objects"].items()]
+    scene = {"scene_name": args["scene_name"], "gravity": args["gravity"], "floor": args["floor"], "objects": objects}
+    return env.tree.create("scenes", scene)

@@ -1,0 +1,122 @@
+"""What a protocol is: the four things a benchmark protocol decides, and nothing else.
+
+A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol says
+
+* how the tool pool of an episode is built (:meth:`Protocol.pool`),
+* what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
+* how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging),
+* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`).
+
+It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
+offers every declared option and rejects one given to a suite whose protocol does not declare it.
+Runner, store, resume, trials, reports and CLI only ever call these methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from mcp_persona.environment import Environment
+    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.tasks import Task
+    from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
+
+ToolPool = Literal["selected", "all"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A run option only some protocols use; its value lands in ``RunConfig.protocol_options``."""
+
+    name: str  # the settings key; the CLI flag is --name with '_' as '-'
+    default: int | str
+    help: str
+    choices: tuple[int | str, ...] = ()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def check(self, value: Any) -> int | str:
+        if type(value) is not type(self.default):
+            raise ValueError(f"{self.flag} takes a {type(self.default).__name__}, got {value!r}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"{self.flag} must be one of {', '.join(map(str, self.choices))} (got {value!r})")
+        return value
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """The servers an episode opens and which of their tools the agent sees, in this order.
+
+    ``tools`` None: every tool of every server, named ``server__tool``. Otherwise exactly the
+    listed (server, tool) pairs; ``bare_names`` exposes them under the tool's own name (the
+    library guarantees those are unique).
+    """
+
+    servers: list[str]
+    tools: list[tuple[str, str]] | None = None
+    bare_names: bool = False
+    description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
+
+
+class Protocol:
+    name: str = ""
+    title: str = ""
+    options: tuple[Option, ...] = ()
+
+    # -- suites and tasks ------------------------------------------------------------------------
+    def task_problems(self, task: Task) -> list[str]:
+        """What makes ``task`` unusable under this protocol, checked when a suite loads."""
+        return []
+
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        """Replay-validate one task (``mcp-persona validate``); ``mutants``: also mutation-test its scoring
+        where the protocol can (results go to ``report``)."""
+        raise NotImplementedError
+
+    def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
+        """Tasks read from a peer benchmark's own file format, and what could not be mapped (with why)."""
+        raise NotImplementedError(f"the {self.name} protocol has no importer")
+
+    def settings(self, given: dict[str, Any]) -> dict[str, Any]:
+        """The protocol's options with defaults filled in; unknown or bad values raise ValueError."""
+        known = {o.name: o for o in self.options}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            flags = ", ".join("--" + u.replace("_", "-") for u in unknown)
+            raise ValueError(f"{flags} is not used by the {self.name} protocol"
+                             + (f" (it takes {', '.join(o.flag for o in self.options)})" if self.options else ""))
+        return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
+
+    # -- an episode ------------------------------------------------------------------------------
+    def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        raise NotImplementedError
+
+    def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
+        raise NotImplementedError
+
+    def user_prompt(self, task: Task) -> str:
+        return task.instruction
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        """The episode's score; ``acc`` in 0..1 is the one number every protocol fills (the store keeps it)."""
+        raise NotImplementedError
+
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+        """LLM judging after the rule score (protocols without a judge do nothing)."""
+
+    # -- a run -----------------------------------------------------------------------------------
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
+        raise NotImplementedError

@@ -1,0 +1,150 @@
+"""MCPAgentBench: pick the right tools from a candidate list with distractors and call them with the
+right arguments, in the right serial / parallel order, at what token and time cost.
+
+* pool: the task's gold tools + K - n seeded distractors (:mod:`.candidates`), under their real names;
+* prompt: the request and the time; never how many tools to call;
+* score: finished / efficiently finished (:mod:`.scoring`);
+* run metrics: TFS, TEFS (weighted by gold calls), the paper's TFS rule, token and time efficiency,
+  per task type and domain, avg@k over trials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ToolPool
+from mcp_persona.protocols.mcpagentbench import scoring
+from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
+from mcp_persona.protocols.mcpagentbench.library import library
+from mcp_persona.tasks import Task
+
+if TYPE_CHECKING:
+    from mcp_persona.environment import Environment
+    from mcp_persona.runner import RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
+
+SYSTEM = """You are an assistant that carries out the user's request by calling tools.
+Current time: {now}.
+Choose the tools the request needs from the ones available and call them with arguments taken from the
+request or from earlier tool results. Calls that do not depend on each other's results belong together in
+one turn; a call that needs an earlier result waits for it. When you are done, reply with a short answer."""
+
+TYPES = ("single", "dual_serial", "dual_parallel", "multi")
+DOMAINS = ("daily", "professional")
+
+
+def shape_problems(task: Task) -> list[str]:
+    """The task's type must match its gold chain's shape."""
+    sizes = [len(s.calls) for s in task.gold]
+    expected = {"single": sizes == [1], "dual_serial": sizes == [1, 1], "dual_parallel": sizes == [2],
+                "multi": sum(sizes) >= 3}
+    if task.type is None or task.domain is None:
+        return ["an mcpagentbench task needs 'type' and 'domain'"]
+    if not expected[task.type]:
+        return [f"type {task.type} does not match the gold steps {sizes}"]
+    return []
+
+
+class MCPAgentBenchProtocol(Protocol):
+    name = "mcpagentbench"
+    title = "MCPAgentBench"
+    options = (
+        Option("candidates", 20, "size K of the candidate tool list", SIZES),
+        Option("distractors", "uniform", "how distractors are drawn", ("uniform", "confusable")),
+    )
+
+    def task_problems(self, task: Task) -> list[str]:
+        lib = library()
+        unknown = [c.tool for c in task.gold_calls if c.tool not in lib]
+        wrong = [f"{c.tool} is served by {lib[c.tool].server}, not {c.server}" for c in task.gold_calls
+                 if c.tool in lib and lib[c.tool].server != c.server]
+        return shape_problems(task) + [f"gold tool {u} is not in the library" for u in unknown] + wrong
+
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        # no checkpoints to mutate: the score compares calls with the gold calls directly
+        from mcp_persona.protocols.mcpagentbench.validate import check_task
+
+        return await check_task(task, self)
+
+    def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
+        from mcp_persona.protocols.mcpagentbench.importer import import_file
+
+        return import_file(path)
+
+    def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        settings = self.settings(settings)
+        k, mode = settings["candidates"], settings["distractors"]
+        names = candidate_list(task, k, mode)
+        lib = library()
+        servers = list(dict.fromkeys([*task.server_names, *(lib[n].server for n in names)]))
+        return PoolSpec(servers, [(lib[n].server, n) for n in names], bare_names=True,
+                        description={"candidates": names, "k": k, "distractors": mode,
+                                     "seed": draw_seed(task.id, k, mode)})
+
+    def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
+        return SYSTEM.format(now=task.clock.describe())
+
+    def user_prompt(self, task: Task) -> str:
+        return task.instruction
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        return scoring.score_episode(task, trajectory)
+
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        from mcp_persona.reports import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [episode_row(r, by_id[r.task_id]) for r in records]
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": scoring.run_metrics(rows) | usage_metrics(records),
+            "by_type": {k: v for k, v in scoring.grouped(rows, "type").items()},
+            "by_domain": scoring.grouped(rows, "domain"),
+            "by_domain_type": scoring.grouped([r | {"cell": f"{r['domain']}/{r['type']}"} for r in rows], "cell"),
+            "avg_k": scoring.trial_metrics(rows),
+            "episodes": [{k: v for k, v in r.items() if k != "output_tokens"} for r in rows],
+        }
+
+    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
+        from mcp_persona.reports import pct
+
+        opts = summary.get("protocol_options") or {}
+        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
+                            f"K={opts.get('candidates')} ({opts.get('distractors')})")
+        for col in ("group", "tasks", "TFS", "TEFS", "TFS (paper rule)"):
+            table.add_column(col, justify="left" if col == "group" else "right")
+        for group in ("by_domain_type", "by_domain"):
+            for name, m in summary[group].items():
+                table.add_row(name, str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]))
+        m = summary["metrics"]
+        table.add_row("overall", str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]), style="bold")
+        console.print(table)
+        tok = "-" if m["token_efficiency"] is None else f"{m['token_efficiency']:.2f}"
+        tim = "-" if m["time_efficiency"] is None else f"{m['time_efficiency']:.1f}"
+        console.print(f"token efficiency {tok} per 1k output tokens · time efficiency {tim} per minute · "
+                      f"tool calls/task {m['avg_tool_calls']:.1f} · errors {summary['n_errors']}")
+
+
+def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
+    """An errored episode is neither finished nor efficient."""
+    ok = record.status == "ok" and record.score is not None
+    score = record.score if ok and record.score is not None else {}
+    return {"task_id": task.id, "epoch": record.epoch, "type": task.type, "domain": task.domain,
+            "weight": len(task.gold_calls), "finished": bool(score.get("finished")),
+            "efficient": bool(score.get("efficient")), "paper_finished": bool(score.get("paper_finished")),
+            "output_tokens": record.trajectory.usage.output_tokens, "elapsed_s": record.trajectory.elapsed_s,
+            "status": record.status, "error": record.error}
+
+
+PROTOCOL = MCPAgentBenchProtocol()

@@ -1,0 +1,169 @@
+"""MCP-Persona: the task's own servers (or every server), personal context in the prompt, checkpoint
+scoring (Acc, SR-0.8, Exec-Acc) with an optional LLM judge, failure modes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mcp_persona.agents.prompts import system_prompt, user_prompt
+from mcp_persona.apps import app_names, get_app
+from mcp_persona.judges.failures import FailureClassification, classify_failure, count_failure_modes, is_failed
+from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
+from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
+from mcp_persona.scoring.metrics import trial_metrics
+from mcp_persona.scoring.strict import change_signatures, compare_end_states
+from mcp_persona.tasks import OperateCheckpoint, Task
+
+if TYPE_CHECKING:
+    from mcp_persona.environment import Environment
+    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
+
+
+class PersonaProtocol(Protocol):
+    name = "persona"
+    title = "MCP-Persona"
+
+    def task_problems(self, task: Task) -> list[str]:
+        return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
+
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        from mcp_persona.validate import check_with_mutants
+
+        return await check_with_mutants(task, report, mutants=mutants)
+
+    def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        if tools == "selected":
+            return PoolSpec(task.server_names)
+        # every app of the platform, the task's own first; a protocol's private tool library stays out
+        others = [n for n in app_names() if n not in task.server_names and get_app(n).library is None]
+        return PoolSpec(task.server_names + others)
+
+    def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
+        return system_prompt(task, skills)
+
+    def user_prompt(self, task: Task) -> str:
+        return user_prompt(task)
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        from mcp_persona.runner import gold_changes
+
+        score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
+        agent_changes = change_signatures(env.initial, env.final_states())
+        gold = await gold_changes(task, env.pool_kind)  # the strict pass compares end states with the gold's
+        score["end_state"] = (compare_end_states(gold, agent_changes).to_dict() if gold is not None
+                              else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": []})
+        return score
+
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+        from mcp_persona.runner import judge_episode
+
+        await judge_episode(task, record, judging)
+
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        from mcp_persona.reports import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        scores = [episode_score(r, by_id[r.task_id]) for r in records]
+        n = len(records) or 1
+        metrics = suite_metrics(scores) | usage_metrics(records) | {
+            "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
+            "n_undecided_checkpoints": sum(undecided(r) for r in records)}
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": metrics,
+            "by_category": by_category(scores),
+            "pass_k": trial_metrics(scores),
+            "judge": judge_stats(config, records),
+            "failure_modes": failure_modes(records, by_id),
+            "episodes": [
+                {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc,
+                 "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
+                 "stop_reason": r.trajectory.stop_reason, "error": r.error}
+                for s, r in zip(scores, records, strict=True)
+            ],
+        }
+
+    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
+        from mcp_persona.reports import pct
+
+        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
+                            f"tools={summary['tools']}")
+        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
+            table.add_column(col, justify="left" if col == "category" else "right")
+        for cat, m in summary["by_category"].items():
+            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), pct(m["strict_sr"]))
+        m = summary["metrics"]
+        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]),
+                      pct(m["strict_sr"]), style="bold")
+        console.print(table)
+        console.print(
+            f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {pct(m['tool_error_rate'])}% · "
+            f"output tokens/task {m['avg_output_tokens']:.0f} · collateral {pct(m['collateral_rate'])}% · "
+            f"errors {summary['n_errors']}"
+        )
+        judge = summary.get("judge") or {}
+        if judge.get("n_verdicts"):
+            console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
+                          f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
+
+
+def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
+    """An errored episode scores 0 (its operate checkpoints too): errors are failures, not gaps."""
+    if record.status == "ok" and record.score is not None:
+        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"],
+                            bool(record.score.get("strict")))
+    has_ops = any(isinstance(c, OperateCheckpoint) for c in task.checkpoints)
+    return EpisodeScore(task.id, task.category, 0.0, 0.0 if has_ops else None)
+
+
+def undecided(record: EpisodeRecord) -> int:
+    """Checkpoints the rules could not decide and no judge decided (they never count as passed)."""
+    return sum(1 for c in (record.score or {}).get("checkpoints", []) if c["score"] is None)
+
+
+def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+    """How the LLM judge fared: verdicts used, unparseable (never guessed), errored, retried; tokens."""
+    verdicts = [v for r in records for v in r.verdicts]
+    usage = [v.get("usage") or {} for v in verdicts]
+    costs = [v.get("cost_usd") for v in verdicts]
+    return {
+        "spec": config.judge,
+        "policy": config.judge_policy,
+        "n_verdicts": len(verdicts),
+        "n_ok": sum(1 for v in verdicts if v.get("status") == "ok"),
+        "n_unparseable": sum(1 for v in verdicts if v.get("status") == "unparseable"),
+        "n_errors": sum(1 for v in verdicts if v.get("status") == "error"),
+        "n_retried": sum(1 for v in verdicts if v.get("status") == "ok" and len(v.get("attempts") or []) > 1),
+        "input_tokens": sum(u.get("input_tokens", 0) for u in usage),
+        "output_tokens": sum(u.get("output_tokens", 0) for u in usage),
+        "cost_usd": sum(c for c in costs if c is not None) if any(c is not None for c in costs) else None,
+    }
+
+
+def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
+    """LiveMCP-101's failure modes over the failed episodes (stored diagnoses; rules for older records)."""
+    found = []
+    for r in records:
+        if r.status != "ok" or not is_failed(r.score):
+            continue
+        if r.failure is not None:
+            found.append(FailureClassification(r.failure.get("mode"), r.failure.get("source", "rules"),
+                                               r.failure.get("evidence") or []))
+        else:
+            assert r.score is not None
+            found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score))
+    return count_failure_modes(found)
+
+
+PROTOCOL = PersonaProtocol()
