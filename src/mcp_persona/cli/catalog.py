@@ -37,13 +37,9 @@ def tasks(
 ) -> None:
     """List the tasks of a suite."""
     items = load_suite(suite)
-<<<<<<< HEAD
     rows = [{"id": t.id, "category": t.category, "difficulty": t.difficulty, "servers": t.server_names,
-             "checkpoints": len(t.checkpoints), "gold_calls": len(t.gold_calls)} for t in items]
-=======
-    rows = [{"id": t.id, "category": t.category, "servers": t.server_names, "checkpoints": len(t.checkpoints),
-             "gold_calls": len(t.gold_calls), "type": t.type, "domain": t.domain} for t in items]
->>>>>>> main
+             "checkpoints": len(t.checkpoints), "gold_calls": len(t.gold_calls), "type": t.type, "domain": t.domain}
+            for t in items]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
