@@ -65,3 +65,43 @@ def test_tasks_json_lists_difficulty() -> None:
 def test_one_task_per_tier_replays_cleanly(task_id: str) -> None:
     task = next(t for t in TASKS if t.id == task_id)
     assert anyio.run(check_task, task) == []
+
+
+# -- the protocol ------------------------------------------------------------------------------------------
+def test_pool_holds_the_task_servers_and_a_seeded_draw() -> None:
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols.livemcp101 import draw_pool
+
+    proto = get_protocol("livemcp101")
+    task = next(t for t in TASKS if t.id == "travel_hard_01")
+    spec = proto.pool(task, {}, "selected")
+    assert len(spec.servers) == 15 and spec.servers[:len(task.servers)] == task.server_names
+    assert len(set(spec.servers)) == 15 and not any(get_app(s).library for s in spec.servers)
+    assert spec.description["servers"] == spec.servers == proto.pool(task, {}, "selected").servers
+    assert draw_pool(task, 10) == proto.pool(task, {"pool_size": 10}, "selected").servers
+    other = next(t for t in TASKS if t.id == "travel_hard_02")
+    assert proto.pool(other, {}, "selected").servers[len(other.servers):] != spec.servers[len(task.servers):]
+    with pytest.raises(ValueError, match="--pool-size"):
+        proto.settings({"pool_size": 0})
+    assert proto.max_rounds == 30
+
+
+def test_result_score_is_the_five_point_scale() -> None:
+    from mcp_persona.protocols.livemcp101 import result_score
+
+    assert [result_score(a) for a in (0.0, 0.2, 0.25, 0.6, 0.74, 0.75, 0.99, 1.0)] == [
+        0.0, 0.0, 0.25, 0.5, 0.5, 0.75, 0.75, 1.0]
+
+
+@pytest.mark.parametrize("agent, tsr", [("reference", 1.0), ("noop", 0.0)])
+def test_run_summary_reports_tsr_ars_by_difficulty(tmp_path, agent: str, tsr: float) -> None:
+    result = CliRunner().invoke(app, ["run", "--suite", "livemcp101", "--agent", agent, "--tasks",
+                                      "finance_easy_01,office_medium_01,news_hard_01", "--pool-size", "8",
+                                      "--run-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["suite"] == "livemcp101" and s["n_tasks"] == 3 and s["max_rounds"] == 30
+    assert s["metrics"]["tsr"] == tsr and s["metrics"]["ars"] == tsr and s["metrics"]["ats"] is None
+    assert {d: m["n"] for d, m in s["by_difficulty"].items()} == {"easy": 1, "medium": 1, "hard": 1}
+    assert all(len(e["pool"]) == 8 for e in s["episodes"])
+    assert s["failure_modes"]["failed"] == (0 if agent == "reference" else 3)

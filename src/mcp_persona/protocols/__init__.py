@@ -12,7 +12,8 @@ from functools import cache
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol
 
 DEFAULT_PROTOCOL = "persona"
-_MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench"}
+_MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench",
+            "livemcp101": "mcp_persona.protocols.livemcp101"}
 
 
 def protocol_names() -> list[str]:

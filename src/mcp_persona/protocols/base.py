@@ -72,6 +72,7 @@ class Protocol:
     name: str = ""
     title: str = ""
     options: tuple[Option, ...] = ()
+    max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:
