@@ -24,7 +24,8 @@ from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.protocols.base import Option, PoolSpec, ToolPool
-from mcp_persona.protocols.persona import PersonaProtocol, failure_modes
+from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -100,15 +101,18 @@ class LiveMCP101Protocol(PersonaProtocol):
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
+        # the checkpoint metrics too, so reports and comparisons read a LiveMCP-101 run like any other
+        scores = [episode_score(r, by_id[r.task_id]) for r in records]
+        cats = by_category(scores)
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
             "n_episodes": len(records),
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
-            "metrics": metrics(rows) | usage_metrics(records),
+            "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records),
             "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
-            "by_category": {c: metrics([r for r in rows if r["category"] == c])
+            "by_category": {c: cats.get(c, {}) | metrics([r for r in rows if r["category"] == c])
                             for c in sorted({r["category"] for r in rows})},
             "failure_modes": failure_modes(records, by_id),
             "episodes": rows,
