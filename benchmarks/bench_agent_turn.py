@@ -19,7 +19,9 @@ harness's process CPU (``time.process_time``) excludes it. It prints:
     is one request and a level of c runs ``--waves`` x c episodes that keep its c slots full. Episodes
     go through ``run_suite`` with a run store, as ``mcp-persona run`` does, and the agent's client may
     have c requests in flight (``--max-requests`` follows ``--concurrency``).
-(c) resident memory per concurrent episode: the peak RSS during a level, over the RSS before it, per slot.
+(c) resident memory per concurrent episode: the peak RSS during a level, over the RSS before it, per slot;
+    next to it the harness CPU per episode (set-up, the turn, scoring, the store): a level whose slots times
+    this exceeds the cores the machine gives the process is CPU-bound, not slot-bound.
 (d) request bytes per turn (p50, max) over (a)'s requests, as the endpoint received them.
 """
 
@@ -255,14 +257,14 @@ async def scaling(tasks: list[Task], endpoint: EndpointProcess, client: OpenAICh
             rss = PeakRss()
             async with anyio.create_task_group() as tg:
                 tg.start_soon(rss.watch)
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 ran = await run_suite(_unique(batch), agent, store, tools=tools, concurrency=c)
-                elapsed = time.perf_counter() - t0
+                elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
                 rss.running = False
             errors = sum(1 for r in store.records() if r.status != "ok")
             store.close()
             out[c] = {"episodes": ran, "errors": errors, "seconds": elapsed, "eps": ran / elapsed,
-                      "rss_mb_per_episode": (rss.peak - rss.base) / c / 2**20}
+                      "cpu_ms_per_episode": cpu / ran * 1e3, "rss_mb_per_episode": (rss.peak - rss.base) / c / 2**20}
     base_eps = out[levels[0]]["eps"]
     for c in levels:
         out[c]["ratio"] = out[c]["eps"] / base_eps
@@ -311,10 +313,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
               f"p95 {turns['cpu_ms_p95']:.2f} ms, mean {turns['cpu_ms_mean']:.2f} ms\n")
     out.write(f"(b,c) endpoint latency {args.latency:g} s, one request per episode, {args.waves} episodes per slot\n")
     out.write(f"    {'concurrency':>11}  {'episodes':>8}  {'errors':>6}  {'episodes/s':>10}  {'vs 1':>6}"
-              f"  {'RSS MB/episode':>14}\n")
+              f"  {'RSS MB/episode':>14}  {'CPU ms/episode':>14}\n")
     for c, row in scale.items():
         out.write(f"    {c:>11}  {row['episodes']:>8.0f}  {row['errors']:>6.0f}  {row['eps']:>10.2f}"
-                  f"  {row['ratio']:>5.1f}x  {row['rss_mb_per_episode']:>14.2f}\n")
+                  f"  {row['ratio']:>5.1f}x  {row['rss_mb_per_episode']:>14.2f}  {row['cpu_ms_per_episode']:>14.1f}\n")
     out.write(f"(d) request bytes per turn: p50 {turns['request_bytes_p50']:,}, max {turns['request_bytes_max']:,} "
               f"({turns['requests']} requests)\n")
     if profile is not None:

@@ -341,10 +341,13 @@ class SchemaFuzzer:
         for k, ps in props.items():
             if k == drop:
                 continue
+            needed = k in required or (mode == "semantic" and depth <= 1 and self.contains_idlike(ps, k))
+            if not needed and depth > MAX_DEPTH:
+                continue  # not even built: a recursive schema would recurse without end
             strat = self.valid(ps, name=k, mode=mode, depth=depth + 1)
-            if k in required or (mode == "semantic" and depth <= 1 and self.contains_idlike(ps, k)):
+            if needed:
                 fixed[k] = strat
-            elif depth <= MAX_DEPTH:
+            else:
                 optional[k] = strat
         return _some_keys(fixed, optional, depth)
 

@@ -37,7 +37,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from mcp_persona.apps import app_names, get_app
+from mcp_persona.apps import app_names as persona_app_names
+from mcp_persona.apps import get_app as persona_app
 from mcp_persona.apps.base import App, AppEnv, AppServer, FieldViolation
 from mcp_persona.clock import TaskClock
 from mcp_persona.context_tree.tree import canonical_hash
@@ -52,6 +53,23 @@ CALLS: Counter[str] = Counter()  # calls made, by class and by app
 OUTCOMES: Counter[str] = Counter()  # class:accepted / class:rejected
 PAIRS_RUN: set[tuple[str, str]] = set()
 _STARTED = time.perf_counter()
+
+
+LIVEMCPTOOL = "livemcptool/"  # the simulated servers of the LiveMCPTool library, fuzzed under this prefix
+
+
+def app_names() -> list[str]:
+    from mcp_persona.livemcptool import server_names
+
+    return persona_app_names() + [LIVEMCPTOOL + n for n in server_names("simulated")]
+
+
+def get_app(name: str) -> App:
+    if name.startswith(LIVEMCPTOOL):
+        from mcp_persona.livemcptool.engine import simulated_app
+
+        return simulated_app(name.removeprefix(LIVEMCPTOOL))
+    return persona_app(name)
 
 
 # -- what to fuzz: computed at collection time ---------------------------------------------------------

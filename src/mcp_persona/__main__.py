@@ -1,5 +1,5 @@
 """``python -m mcp_persona`` is the ``mcp-persona`` command."""
 
-from mcp_persona.cli import app
+from mcp_persona.cli import main
 
-app()
+main()

@@ -85,6 +85,10 @@ class Environment:
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
 
+    def gold_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A gold call's arguments as this episode runs them (a library's sandbox path filled in)."""
+        return arguments
+
     def resolve(self, exposed: str) -> PoolTool | None:
         return self._by_exposed.get(exposed)
 

@@ -80,7 +80,7 @@ async def run_episode(
         task = task.model_copy(update={"seed": task.seed + 7919 * epoch})
     try:
         spec = protocol.pool(task, protocol.settings(settings or {}), tools, epoch)
-        environment = Environment(task, tools=tools, protocol=protocol, pool=spec)
+        environment = protocol.environment(task, tools, spec)
     except (KeyError, ValueError) as exc:  # an app or context the task needs is missing: this episode errs
         trajectory.stop_reason = "error"
         trajectory.error = f"environment: {exc}"

@@ -60,6 +60,7 @@ class ToolCallEvent(BaseModel):
     result: str = ""
     is_error: bool = False
     latency_s: float = 0.0
+    via: Literal["route", "execute"] | None = None  # the copilot meta-tool the call went through
 
 
 Event = Annotated[ModelCallEvent | ToolCallEvent, Field(discriminator="kind")]

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
@@ -204,14 +206,26 @@ async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True
     return problems
 
 
-async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True) -> Report:
+async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True,
+                       concurrency: int = 4) -> Report:
     """Every context loads; no two tasks are the same; each task passes its protocol's checks."""
     protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
     check_contexts(report)
     report.problems.extend(duplicate_tasks(tasks))
-    for task in tasks:
-        report.tasks_checked += 1
-        problems = await protocol.validate_task(task, report, mutants=mutants)
-        report.problems.extend(f"task {task.id}: {p}" for p in problems)
+    found: list[list[str]] = [[] for _ in tasks]
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def one(i: int, task: Task) -> None:
+        async with limiter:
+            problems = await protocol.validate_task(task, report, mutants=mutants)
+            found[i] = [f"task {task.id}: {p}" for p in problems]
+
+    # Tasks replay side by side (each in its own environment); problems are reported in task order.
+    async with anyio.create_task_group() as tg:
+        for i, task in enumerate(tasks):
+            tg.start_soon(one, i, task)
+    report.tasks_checked += len(tasks)
+    for problems in found:
+        report.problems.extend(problems)
     return report

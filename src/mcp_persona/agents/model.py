@@ -32,13 +32,19 @@ class ModelAgent:
     def model(self) -> str:
         return self.client.name
 
+    def system_prompt(self, task: Task, env: Environment) -> str:
+        return env.protocol.system_prompt(task, env, self.skills.for_servers(sorted(env.apps)))
+
+    def tool_specs(self, env: Environment) -> list[dict[str, Any]]:
+        """The functions the model is offered (a subclass may offer others, e.g. meta-tools)."""
+        return openai_tools(env.pool)
+
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
-        tools = openai_tools(env.pool)
+        tools = self.tool_specs(env)
         trajectory.tool_def_chars = spec_chars(tools)
         trajectory.tool_def_tokens = estimate_tokens(trajectory.tool_def_chars)
         messages: list[dict[str, Any]] = [
-            {"role": "system",
-             "content": env.protocol.system_prompt(task, env, self.skills.for_servers(sorted(env.apps)))},
+            {"role": "system", "content": self.system_prompt(task, env)},
             {"role": "user", "content": env.protocol.user_prompt(task)},
         ]
         for rnd in range(self.max_rounds):
@@ -72,26 +78,34 @@ class ModelAgent:
                                for c in resp.tool_calls],
             })
             for call in resp.tool_calls:  # one turn's calls run in order, so state stays deterministic
-                event = await self._execute(env, call.name, call.arguments, rnd, call.id)
+                event = await self.execute(env, call.name, call.arguments, rnd, call.id)
                 trajectory.events.append(event)
                 messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": event.result})
         trajectory.stop_reason = "max_rounds"
         trajectory.final_answer = ""
 
-    async def _execute(self, env: Environment, name: str, raw: str, rnd: int, call_id: str) -> ToolCallEvent:
+    async def execute(self, env: Environment, name: str, raw: str, rnd: int, call_id: str) -> ToolCallEvent:
+        """Run one tool call the model requested; every failure becomes an error event it can read."""
         tool = env.resolve(name)
         if tool is None:
             return ToolCallEvent(round=rnd, call_id=call_id, tool=name, raw_arguments=raw, is_error=True,
                                  result=f"Error: there is no tool named {name!r}.")
-        try:
-            args = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError as exc:
-            # Never guessed into {}: the call is not executed and the model is told why.
+        args = parse_arguments(raw)
+        if isinstance(args, str):
             return ToolCallEvent(round=rnd, call_id=call_id, server=tool.server, tool=tool.name, raw_arguments=raw,
-                                 is_error=True, result=f"Error: the arguments are not valid JSON ({exc.msg}).")
-        if not isinstance(args, dict):
-            return ToolCallEvent(round=rnd, call_id=call_id, server=tool.server, tool=tool.name, raw_arguments=raw,
-                                 is_error=True, result="Error: the arguments must be a JSON object.")
+                                 is_error=True, result=args)
         event = await env.call(tool.server, tool.name, args, round=rnd, call_id=call_id)
         event.raw_arguments = raw
         return event
+
+
+def parse_arguments(raw: str) -> dict[str, Any] | str:
+    """A call's arguments as a JSON object, or the error message to give the model. Never guessed
+    into ``{}``: a call whose arguments do not parse is not executed."""
+    try:
+        args = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        return f"Error: the arguments are not valid JSON ({exc.msg})."
+    if not isinstance(args, dict):
+        return "Error: the arguments must be a JSON object."
+    return args

@@ -39,7 +39,7 @@ class ReferenceAgent:
             for ci, call in enumerate(step.calls):
                 if ci and self.one_call_per_turn:
                     turn += 1
-                args = resolve_refs(call.arguments, results)
+                args = env.gold_arguments(resolve_refs(call.arguments, results))
                 event = await env.call(call.server, call.tool, args, round=turn, call_id=f"gold_{si}_{ci}")
                 trajectory.events.append(event)
                 results[(si, ci)] = event

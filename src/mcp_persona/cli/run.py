@@ -20,6 +20,7 @@ class AgentKind(StrEnum):
     reference = "reference"
     noop = "noop"
     model = "model"
+    copilot = "copilot"
 
 
 class JudgePolicy(StrEnum):
@@ -74,7 +75,7 @@ def run(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
-    from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
+    from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, make_client
@@ -84,9 +85,10 @@ def run(
     from mcp_persona.store import RunStore, RunStoreError
     from mcp_persona.tasks import TaskFileError, suite_info
 
-    if agent is AgentKind.model and not model:
-        raise fail("--agent model needs --model (e.g. --model local or --model openai:gpt-4o-mini)")
-    if agent is not AgentKind.model and model:
+    takes_model = agent in (AgentKind.model, AgentKind.copilot)
+    if takes_model and not model:
+        raise fail(f"--agent {agent.value} needs --model (e.g. --model local or --model openai:gpt-4o-mini)")
+    if not takes_model and model:
         raise fail(f"--model is only used with --agent model (got --agent {agent.value})")
     if max_requests is not None and agent is not AgentKind.model:
         raise fail("--max-requests limits a model agent's requests; use it with --agent model")
@@ -105,19 +107,23 @@ def run(
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
+    if agent is AgentKind.copilot and protocol.route_library is None:
+        raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
+                   "(use --suite livemcpbench)")
     if limit is not None:
         tasks = tasks[:limit]
     try:
         skill_set = Skills(skills)
     except SkillsError as exc:
         raise fail(str(exc)) from exc
-    if agent is not AgentKind.model and skills != "none":
+    if not takes_model and skills != "none":
         raise fail("--skills only changes what a model agent is told; use it with --agent model")
-    if agent is AgentKind.model:
+    if takes_model:
+        kind = CopilotAgent if agent is AgentKind.copilot else ModelAgent
         try:
             client = make_client(model or "", base_url=base_url, api_key_env=api_key_env,
                                  max_concurrency=max_requests or concurrency)
-            runner_agent = ModelAgent(client, max_rounds=max_rounds, skills=skill_set)
+            runner_agent = kind(client, max_rounds=max_rounds, skills=skill_set)
         except (ValueError, ModelError) as exc:
             raise fail(str(exc)) from exc
     else:

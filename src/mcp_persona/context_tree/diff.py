@@ -55,6 +55,8 @@ def diff_states(h: Hierarchy, before: dict[str, Any], after: dict[str, Any]) -> 
     A deleted entity's descendants are not listed separately: the delete covers them.
     Likewise for a created entity.
     """
+    if before == after:  # a read-only episode: one C-level comparison instead of walking every entity twice
+        return []
     changes: list[Change] = []
     root_b, root_a = _own_fields(h, None, before), _own_fields(h, None, after)
     if root_b != root_a:

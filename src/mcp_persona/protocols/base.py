@@ -2,7 +2,7 @@
 
 A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol says
 
-* how the tool pool of an episode is built (:meth:`Protocol.pool`),
+* how the tool pool of an episode is built (:meth:`Protocol.pool`, :meth:`Protocol.environment`),
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging),
 * which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`).
@@ -72,6 +72,7 @@ class Protocol:
     name: str = ""
     title: str = ""
     options: tuple[Option, ...] = ()
+    route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
 
     # -- suites and tasks ------------------------------------------------------------------------
@@ -101,6 +102,12 @@ class Protocol:
     # -- an episode ------------------------------------------------------------------------------
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         raise NotImplementedError
+
+    def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
+        """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""
+        from mcp_persona.environment import Environment
+
+        return Environment(task, tools=tools, protocol=self, pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         raise NotImplementedError

@@ -52,6 +52,8 @@ def change_signatures(before: States, after: States) -> Counter[Signature]:
     for server in sorted(set(before) | set(after)):
         h = get_app(server).hierarchy
         b, a = before.get(server, {}), after.get(server, {})
+        if b == a:  # nothing changed on this server: no entity walk needed
+            continue
         new_ids = _new_ids(h, b, a)
         for change in diff_states(h, dict(b), dict(a)):
             sig = _signature(server, h, change, b, new_ids)

@@ -3,23 +3,27 @@
 from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info
 from mcp_persona.tasks.models import (
     Checkpoint,
+    FileCheck,
     GoldCall,
     GoldStep,
     OperateCheckpoint,
     OtherCheckpoint,
     SearchCheckpoint,
     ServerContext,
+    StateCheck,
     Task,
 )
 
 __all__ = [
     "Checkpoint",
+    "FileCheck",
     "GoldCall",
     "GoldStep",
     "OperateCheckpoint",
     "OtherCheckpoint",
     "SearchCheckpoint",
     "ServerContext",
+    "StateCheck",
     "SuiteInfo",
     "Task",
     "TaskFileError",

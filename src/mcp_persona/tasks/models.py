@@ -9,7 +9,8 @@ it without a rewrite:
   may issue in parallel (``[[a, b], [c]]``).
 * LiveMCP-101: the same gold plan doubles as the execution plan; ``difficulty``
   holds its tier.
-* LiveMCPBench: ``key_points`` for the key-point judge.
+* LiveMCPBench: ``key_points`` for the key-point judge; ``input_files`` copied into the episode's
+  working folder and ``file_checks`` on the files the agent leaves there.
 
 Gold arguments may use a value produced earlier in the chain (an id the app
 generated) with ``{"$ref": "S.C:dotted.path"}``: the result of call C of step S
@@ -118,6 +119,42 @@ class OtherCheckpoint(_CheckpointBase):
     tool: str | None = None
 
 
+class FileCheck(BaseModel):
+    """A file the agent must leave in the episode's working folder (LiveMCPBench's office tasks).
+
+    The file is read with the library of its format (openpyxl, python-docx, python-pptx; csv and
+    text as text). ``contains``: values that must all appear in its text (normalized), ``absent``: none
+    of these may; ``cells``:
+    spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold.
+    """
+
+    model_config = _STRICT
+    path: str = Field(min_length=1, description="relative to the working folder")
+    summary: str = Field(min_length=1)
+    contains: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=list, description="values that must not appear (a sloppy filter)")
+    cells: dict[str, Any] = Field(default_factory=dict)
+    min_slides: int | None = Field(default=None, ge=1, description="pptx: at least this many slides")
+
+    @field_validator("path")
+    @classmethod
+    def _relative(cls, value: str) -> str:
+        if value.startswith("/") or ".." in value.split("/"):
+            raise ValueError("a file check's path is relative to the working folder and stays inside it")
+        return value
+
+
+class StateCheck(BaseModel):
+    """A record the agent must leave on a simulated library server (LiveMCPBench): one that ``tool``
+    created on ``server`` and whose fields hold every ``contains`` value (normalized)."""
+
+    model_config = _STRICT
+    server: str
+    tool: str
+    summary: str = Field(min_length=1)
+    contains: list[str] = Field(min_length=1)
+
+
 Checkpoint = Annotated[
     SearchCheckpoint | OperateCheckpoint | OtherCheckpoint, Field(discriminator="type")
 ]
@@ -146,10 +183,11 @@ class Task(BaseModel):
     suite: str
     category: Literal[
         "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other",
+        "office", "lifestyle", "leisure", "finance", "travel", "shopping",
         "travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
-        "software_development", "office", "mathematics",
-    ] = Field("other", description="MCP-Persona's task groups (four single-server, three cross-server), then "
-                                   "LiveMCP-101's eight domains")
+        "software_development", "mathematics",
+    ] = Field("other", description="MCP-Persona's task groups (four single-server, three cross-server); "
+                                    "LiveMCPBench's six domains; LiveMCP-101's eight (office is shared)")
     variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)
@@ -162,6 +200,10 @@ class Task(BaseModel):
     reference_answer: str = Field(default="", description="the final answer a perfect agent gives")
     difficulty: Literal["easy", "medium", "hard"] | None = None
     key_points: list[str] = Field(default_factory=list)
+    input_files: list[str] = Field(default_factory=list,
+                                   description="files of the suite's files/ folder copied into the working folder")
+    file_checks: list[FileCheck] = Field(default_factory=list)
+    state_checks: list[StateCheck] = Field(default_factory=list)
     implicit_context: list[str] = Field(
         default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
     )

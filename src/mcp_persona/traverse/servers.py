@@ -2,7 +2,7 @@
 
 They are installed into a project-local folder (not globally)::
 
-    npm install --prefix .node @modelcontextprotocol/server-memory @modelcontextprotocol/server-filesystem
+    scripts/install-real-servers.sh   (npm packages into .node/, among others)
 
 ``$MCP_PERSONA_NODE_PREFIX`` overrides the folder; the default is ``<repo>/.node``.
 """

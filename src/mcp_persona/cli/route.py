@@ -1,0 +1,43 @@
+"""``mcp-persona route``: the copilot's retrieval from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from mcp_persona.cli.common import console, fail
+
+
+def route(
+    query: Annotated[str, typer.Argument(help="what the tool should do (or 'server: ... tool: ...')")],
+    library: Annotated[str, typer.Option(help="the tool library to search")] = "livemcptool",
+    top: Annotated[int, typer.Option(min=1, max=50, help="how many tools to return")] = 3,
+    as_json: Annotated[bool, typer.Option("--json", help="a JSON list of {server, tool, score}")] = False,
+    embeddings_url: Annotated[str | None, typer.Option(
+        help="an OpenAI-compatible embeddings endpoint to use instead of BM25")] = None,
+    embeddings_model: Annotated[str, typer.Option(help="the embedding model at --embeddings-url")] = "",
+) -> None:
+    """Rank a library's tools for a query (BM25, LiveMCPBench's server/tool weighting)."""
+    from mcp_persona.retrieval import get_router
+
+    spec = json.dumps({"base_url": embeddings_url, "model": embeddings_model}) if embeddings_url else ""
+    try:
+        hits = get_router(library, spec).route(query, top=top)
+    except KeyError as exc:
+        raise fail(str(exc.args[0])) from exc
+    if as_json:
+        typer.echo(json.dumps([h.to_dict() for h in hits], indent=2))
+        return
+    table = Table(title=f"{library}: {query}")
+    for col in ("server", "tool", "score"):
+        table.add_column(col, justify="right" if col == "score" else "left")
+    for h in hits:
+        table.add_row(h.server, h.tool, f"{h.score:.3f}")
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(route)

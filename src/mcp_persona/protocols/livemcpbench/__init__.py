@@ -1,0 +1,200 @@
+"""LiveMCPBench: everyday tasks over a whole tool library (LiveMCPTool, 70 servers, 527 tools).
+
+* Pool: every server of the library in one episode (simulated ones in-process, real ones over
+  stdio in the episode's sandbox). The copilot agent reaches them through ``route`` / ``execute``;
+  the model agent sees all tools at once (``server__tool``).
+* Told: the task clock and the working folder; never which tools to use.
+* Scored: rules first (GT values in the final answer, files left in the working folder, records
+  left on simulated servers, named tool calls); with ``--judge`` the key-point judge too, whose
+  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
+  rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
+  and is counted.
+* Reported: success rate overall and per domain, the paper's efficiency table (steps, tools used,
+  execute calls, route calls) and tokens / cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
+from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
+from mcp_persona.protocols.livemcpbench.scoring import efficiency, rule_checks
+from mcp_persona.tasks import Task
+
+if TYPE_CHECKING:
+    from mcp_persona.environment import Environment
+    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.trajectory import Trajectory
+    from mcp_persona.validate import Report
+
+DOMAINS = ("office", "lifestyle", "leisure", "finance", "travel", "shopping")
+EFFICIENCY = ("steps", "tools_used", "execute_calls", "route_calls")
+
+SYSTEM = """You are an assistant that completes everyday tasks with tools.
+Current time: {now}.
+Your working folder is {workdir}; files the user mentions are there, and files you are asked to make
+must be saved there (use absolute paths inside it).
+Find what you need with the tools rather than from memory. When you are done, reply with a short final
+answer that states the values you found and what you did."""
+
+
+def library_servers() -> list[str]:
+    """Every server of the library that can run here (a real server not installed is left out)."""
+    from mcp_persona.livemcptool import catalogue, missing_reason
+
+    return [name for name, s in catalogue().items() if s.kind == "simulated" or missing_reason(name) is None]
+
+
+class LiveMCPBenchProtocol(Protocol):
+    name = "livemcpbench"
+    title = "LiveMCPBench"
+    route_library = "livemcptool"
+
+    def task_problems(self, task: Task) -> list[str]:
+        problems = []
+        if task.category not in DOMAINS:
+            problems.append(f"category {task.category!r} is not one of the domains {', '.join(DOMAINS)}")
+        if not task.key_points:
+            problems.append("a livemcpbench task needs key points (the judge's checklist)")
+        if not task.checkpoints and not task.file_checks and not task.state_checks:
+            problems.append("a livemcpbench task needs a rule check (a GT value, a file or a state check)")
+        return problems
+
+    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+        """The gold plan replays without a tool error and passes every rule; the instruction gives no
+        GT value away; the noop agent fails."""
+        from mcp_persona.agents import NoopAgent, ReferenceAgent
+        from mcp_persona.runner import run_episode
+        from mcp_persona.scoring.normalize import appears_in
+        from mcp_persona.tasks import SearchCheckpoint
+
+        problems = [f"input file {n} is missing" for n in task.input_files if not (suite_files(task) / n).exists()]
+        for cp in task.checkpoints:
+            if isinstance(cp, SearchCheckpoint):
+                problems += [f"GT value {v!r} is given away by the instruction" for v in cp.gt_value
+                             if appears_in(v, task.instruction)]
+        if problems:
+            return problems
+        record = await run_episode(task, ReferenceAgent(), protocol=self)
+        if record.status != "ok" or record.score is None:
+            return [f"gold replay errored: {record.error}"]
+        problems += [f"gold call {c.server}:{c.tool} failed: {c.result[:200]}"
+                     for c in record.trajectory.tool_calls if c.is_error]
+        problems += [f"gold replay fails a check: {c['summary']} ({c['why']})"
+                     for c in record.score["checks"] if not c["passed"]]
+        noop = await run_episode(task, NoopAgent(), protocol=self)
+        if noop.score is not None and noop.score["success"]:
+            problems.append("the noop agent passes this task")
+        return problems
+
+    def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        servers = library_servers()
+        return PoolSpec(servers, description={"library": "livemcptool", "servers": len(servers)})
+
+    def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
+        return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
+
+    def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
+        workdir = env.workdir if isinstance(env, LibraryEnvironment) else "(none)"
+        prompt = SYSTEM.format(now=task.clock.describe(), workdir=workdir)
+        return prompt + ("\n\n# Skills\n" + skills.strip() if skills else "")
+
+    def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        assert isinstance(env, LibraryEnvironment)
+        checks = rule_checks(task, trajectory, env.workdir, env.records())
+        passed = sum(c["passed"] for c in checks)
+        rules_ok = bool(checks) and passed == len(checks)
+        return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
+                "judge_success": None, "domain": task.category, "checks": checks, **efficiency(trajectory)}
+
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+        if judging is None or record.score is None:
+            return
+        from mcp_persona.judges.keypoint import KeyPointJudge
+        from mcp_persona.livemcptool import catalogue
+
+        # the judge sees only executed tools (as LiveMCPBench shows it), with the library's descriptions
+        trajectory = record.trajectory.model_copy(
+            update={"events": [e for e in record.trajectory.events if getattr(e, "via", None) != "route"]})
+        entries = catalogue()
+        descriptions = {f"{c.server}:{c.tool}": t.description for c in trajectory.tool_calls
+                        if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
+        verdict = await KeyPointJudge(judging.checkpoint.client).judge(task, trajectory,
+                                                                        tool_descriptions=descriptions)
+        record.verdicts = [verdict.model_dump(mode="json")]
+        judged = verdict.status == "ok" and verdict.score == 1.0
+        record.score["judge_success"] = judged
+        record.score["judge_status"] = verdict.status
+        record.score["success"] = bool(record.score["rule_success"]) and judged
+
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        from mcp_persona.protocols.persona import judge_stats
+        from mcp_persona.reports import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [episode_row(r, by_id[r.task_id]) for r in records]
+        costs = [e.cost_usd for r in records for e in r.trajectory.model_calls if e.cost_usd is not None]
+        metrics = aggregate(rows) | usage_metrics(records) | {"cost_usd": sum(costs) if costs else None}
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": metrics,
+            "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},
+            "judge": judge_stats(config, records),
+            "episodes": rows,
+        }
+
+    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
+        from mcp_persona.reports import pct
+
+        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'}")
+        for col in ("domain", "tasks", "success", "steps", "tools", "execute", "route"):
+            table.add_column(col, justify="left" if col == "domain" else "right")
+
+        def row(name: str, m: dict[str, Any], **kw: Any) -> None:
+            table.add_row(name, str(m["n"]), pct(m["success_rate"]), f"{m['avg_steps']:.1f}", f"{m['avg_tools']:.1f}",
+                          f"{m['avg_execute']:.1f}", f"{m['avg_route']:.1f}", **kw)
+
+        for d, m in summary["by_domain"].items():
+            if m["n"]:
+                row(d, m)
+        row("overall", summary["metrics"], style="bold")
+        console.print(table)
+        m = summary["metrics"]
+        cost = "-" if m.get("cost_usd") is None else f"${m['cost_usd']:.4f}"
+        console.print(f"output tokens/task {m['avg_output_tokens']:.0f} · cost {cost} · errors {summary['n_errors']}")
+
+
+def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
+    """An errored episode is a failure with the efficiency of whatever it did."""
+    score = record.score if record.status == "ok" and record.score is not None else None
+    eff = efficiency(record.trajectory)
+    return {"task_id": task.id, "epoch": record.epoch, "domain": task.category,
+            "success": bool(score and score["success"]), "rule_success": bool(score and score["rule_success"]),
+            "judge_success": score.get("judge_success") if score else None, "acc": score["acc"] if score else 0.0,
+            "status": record.status, "error": record.error, **eff}
+
+
+def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+
+    def mean(key: str) -> float:
+        return sum(float(r[key]) for r in rows) / n if n else 0.0
+
+    judged = [r for r in rows if r["judge_success"] is not None]
+    return {"n": n, "success_rate": mean("success"), "rule_success_rate": mean("rule_success"),
+            "judge_success_rate": sum(r["judge_success"] for r in judged) / len(judged) if judged else None,
+            "avg_steps": mean("steps"), "avg_tools": mean("tools_used"), "avg_execute": mean("execute_calls"),
+            "avg_route": mean("route_calls")}
+
+
+PROTOCOL = LiveMCPBenchProtocol()

@@ -1,0 +1,153 @@
+"""LiveMCPBench's rule scores: GT values in the final answer, output files, named tool calls.
+
+A task succeeds under the rules when every check passes. Files are read from the episode's working
+folder with the library of their format, so a file that merely has the right name but not the
+content, or that is not a valid document, fails.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp_persona.scoring.match import value_matches
+from mcp_persona.scoring.normalize import appears_in, normalize
+from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
+from mcp_persona.trajectory import Trajectory
+
+
+class FileReadError(ValueError):
+    pass
+
+
+def document_text(path: Path) -> str:
+    """Every piece of text a document holds, one per line (cells, paragraphs, table cells, shapes)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".xlsx", ".xlsm"):
+            from openpyxl import load_workbook
+
+            wb = load_workbook(path, data_only=True, read_only=True)
+            return "\n".join(str(v) for ws in wb.worksheets for row in ws.iter_rows(values_only=True)
+                             for v in row if v is not None)
+        if suffix == ".docx":
+            from docx import Document
+
+            doc = Document(str(path))
+            parts = [p.text for p in doc.paragraphs]
+            parts += [c.text for t in doc.tables for row in t.rows for c in row.cells]
+            return "\n".join(parts)
+        if suffix == ".pptx":
+            from pptx import Presentation
+
+            return "\n".join(_slide_texts(Presentation(str(path))))
+        if suffix == ".csv":
+            rows = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig")))
+            return "\n".join(cell for row in rows for cell in row)
+        return path.read_text(encoding="utf-8")
+    except Exception as exc:  # a corrupt document is a failed check, with the reason kept
+        raise FileReadError(f"{path.name} is not a readable {suffix or 'text'} file: {type(exc).__name__}: {exc}")\
+            from exc
+
+
+def _slide_texts(prs: Any) -> list[str]:
+    out = []
+    for slide in prs.slides:
+        for shape in slide.shapes:
+            if shape.has_text_frame:
+                out.append(shape.text_frame.text)
+            if getattr(shape, "has_table", False) and shape.has_table:
+                out += [c.text for row in shape.table.rows for c in row.cells]
+    return out
+
+
+def _cell(path: Path, ref: str) -> Any:
+    from openpyxl import load_workbook
+
+    wb = load_workbook(path, data_only=True)
+    sheet, _, cell = ref.rpartition("!")
+    ws = wb[sheet] if sheet else wb.worksheets[0]
+    return ws[cell].value
+
+
+def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
+    """(passed, why) for one file check."""
+    path = workdir / check.path
+    if not path.is_file():
+        return False, f"{check.path} does not exist"
+    try:
+        text = document_text(path)
+        missing = [v for v in check.contains if normalize(v) not in normalize(text)]
+        if missing:
+            return False, f"{check.path} lacks {missing}"
+        present = [v for v in check.absent if normalize(v) in normalize(text)]
+        if present:
+            return False, f"{check.path} should not hold {present}"
+        for ref, want in check.cells.items():
+            got = _cell(path, ref)
+            if not value_matches(want, got):
+                return False, f"{check.path} {ref} is {got!r}, expected {want!r}"
+        if check.min_slides is not None:
+            from pptx import Presentation
+
+            n = len(Presentation(str(path)).slides)
+            if n < check.min_slides:
+                return False, f"{check.path} has {n} slides, expected at least {check.min_slides}"
+    except (FileReadError, KeyError) as exc:
+        return False, str(exc)
+    return True, "ok"
+
+
+def check_state(check: StateCheck, records: dict[str, list[dict[str, Any]]]) -> tuple[bool, str]:
+    """(passed, why): some record ``check.tool`` created on ``check.server`` holds every value."""
+    created = [r for r in records.get(check.server, []) if r.get("created_by") == check.tool]
+    if not created:
+        return False, f"no record created by {check.server}:{check.tool}"
+    for r in created:
+        text = json.dumps(r.get("fields", {}), ensure_ascii=False)
+        if all(appears_in(v, text) for v in check.contains):
+            return True, "ok"
+    return False, f"no record created by {check.server}:{check.tool} holds all of {check.contains}"
+
+
+def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
+                records: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+    """One entry per check: ``{kind, summary, passed, why}``. ``records``: each simulated server's
+    records at the end of the episode."""
+    out: list[dict[str, Any]] = []
+    answer = trajectory.final_answer or ""
+    for cp in task.checkpoints:
+        if isinstance(cp, SearchCheckpoint):
+            missing = [v for v in cp.gt_value if not appears_in(v, answer)]
+            out.append({"kind": "answer", "summary": cp.summary, "passed": not missing,
+                        "why": f"answer lacks {missing}" if missing else "ok"})
+        elif isinstance(cp, OtherCheckpoint):
+            ok = any(c.server == cp.server and c.tool == cp.tool and not c.is_error for c in trajectory.tool_calls)
+            out.append({"kind": "tool", "summary": cp.summary, "passed": ok,
+                        "why": "ok" if ok else f"no successful {cp.server}:{cp.tool} call"})
+        else:
+            out.append({"kind": "unsupported", "summary": cp.summary, "passed": False,
+                        "why": "operate checkpoints are not used under livemcpbench"})
+    for fc in task.file_checks:
+        ok, why = check_file(fc, workdir)
+        out.append({"kind": "file", "summary": fc.summary, "passed": ok, "why": why})
+    for sc in task.state_checks:
+        ok, why = check_state(sc, records or {})
+        out.append({"kind": "state", "summary": sc.summary, "passed": ok, "why": why})
+    return out
+
+
+def efficiency(trajectory: Trajectory) -> dict[str, int]:
+    """The paper's efficiency counts: agent steps (turns that called tools), distinct tools executed,
+    execute calls and route calls. An agent without meta-tools executes every tool call directly."""
+    calls = trajectory.tool_calls
+    executed = [c for c in calls if c.via != "route"]
+    return {
+        "steps": len({c.round for c in calls}),
+        "tools_used": len({(c.server, c.tool) for c in executed if c.server is not None}),
+        "execute_calls": len(executed),
+        "route_calls": sum(1 for c in calls if c.via == "route"),
+    }

@@ -1,0 +1,340 @@
+"""LiveMCPBench on the platform: route retrieval, the copilot agent, the protocol's scores and summary."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from typer.testing import CliRunner
+
+from mcp_persona.agents import CopilotAgent, NoopAgent, ReferenceAgent
+from mcp_persona.cli import app
+from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
+from mcp_persona.retrieval import get_router, tokenize
+from mcp_persona.runner import Judging, RunConfig, run_episode
+from mcp_persona.tasks import FileCheck, load_tasks
+from mcp_persona.trajectory import ToolCallEvent
+from test_llm_faults import FaultServer, completion, tool_call
+
+PROTOCOL = get_protocol("livemcpbench")
+STAY = "shopping_cheaper_stay_1"  # two Airbnb searches, simulated servers only: fast
+
+
+def task(task_id: str):
+    return next(t for t in load_tasks("livemcpbench") if t.id == task_id)
+
+
+@pytest.fixture
+def endpoint() -> Iterator[FaultServer]:
+    server = FaultServer()
+    server.thread.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+# -- retrieval ---------------------------------------------------------------------------------------
+def test_route_finds_the_tool_a_need_names() -> None:
+    router = get_router("livemcptool")
+    hits = router.route("current share price of AAPL", top=3)
+    assert (hits[0].server, hits[0].tool) == ("yahoo-finance", "get_current_stock_price")
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert router.route("write a paragraph into a Word docx report")[0].server == "word-document-server"
+    assert len(router.route("stock price", top=7)) == 7
+    assert router.route("zzzz qqqq") == []  # nothing shared with the library: no made-up match
+
+
+def test_route_keeps_only_the_top_servers_and_splits_a_tagged_query() -> None:
+    router = get_router("livemcptool")
+    hits = router.route("price", top=50, top_servers=2)
+    assert len({h.server for h in hits}) <= 2
+    # the paper's two-part query: the server half picks the server even when the tool half is generic
+    tagged = router.route("server: airbnb vacation rentals tool: search")
+    assert {h.server for h in tagged} == {"airbnb"}
+
+
+def test_tokenize_splits_code_names() -> None:
+    assert tokenize("getStockPrices") == ["stock", "price"]
+    assert tokenize("excel_read_sheet") == ["excel", "read", "sheet"]
+
+
+def test_route_is_fast_over_the_whole_library() -> None:
+    router = get_router("livemcptool")
+    queries = [kp for t in load_tasks("livemcpbench") for kp in t.key_points]
+    times = []
+    for q in queries:
+        start = time.perf_counter()
+        router.route(q)
+        times.append(time.perf_counter() - start)
+    assert statistics.median(times) < 0.005
+
+
+def test_route_cli_prints_ranked_json() -> None:
+    result = CliRunner().invoke(app, ["route", "train tickets between two stations", "--library", "livemcptool",
+                                      "--top", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    hits = json.loads(result.output)
+    assert len(hits) == 3 and all(set(h) == {"server", "tool", "score"} for h in hits)
+    assert hits[0]["server"] == "12306-mcp"
+    bad = CliRunner().invoke(app, ["route", "x", "--library", "nope"])
+    assert bad.exit_code == 2
+
+
+def test_the_copilot_needs_a_suite_with_a_library() -> None:
+    result = CliRunner().invoke(app, ["run", "--suite", "persona", "--agent", "copilot", "--model", "openai:x",
+                                      "--limit", "1"])
+    assert result.exit_code == 2 and "tool library" in result.output
+
+
+# -- the suite -------------------------------------------------------------------------------------
+def test_suite_has_six_domains_and_office_files() -> None:
+    tasks = load_tasks("livemcpbench")
+    by_domain: dict[str, int] = {}
+    for t in tasks:
+        by_domain[t.category] = by_domain.get(t.category, 0) + 1
+    assert set(by_domain) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
+    assert len(tasks) >= 95 and by_domain["office"] >= 31 and by_domain["lifestyle"] >= 15
+    assert all(t.key_points and len(t.gold_calls) >= 2 for t in tasks)
+    suffixes = {Path(f).suffix for t in tasks for f in t.input_files}
+    assert {".xlsx", ".docx", ".csv"} <= suffixes
+    outputs = {Path(c.path).suffix for t in tasks for c in t.file_checks}
+    assert {".xlsx", ".docx", ".pptx", ".csv", ".txt"} <= outputs
+
+
+# -- episodes -------------------------------------------------------------------------------------
+def test_reference_passes_and_noop_fails_with_efficiency_counts() -> None:
+    t = task(STAY)
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    noop = anyio.run(lambda: run_episode(t, NoopAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"] is True
+    assert ref.score["execute_calls"] == 2 and ref.score["steps"] == 1 and ref.score["route_calls"] == 0
+    assert noop.score is not None and noop.score["success"] is False and noop.score["acc"] == 0.0
+
+
+def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) -> None:
+    t = task("office_csv_filter_1")
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"], ref.score
+    check = t.file_checks[0]
+    kept = ", ".join(check.contains)
+    # a sloppy copy that keeps every row fails the same check the gold file passes
+    (tmp_path / check.path).write_text("item,price\n" + "\n".join(f"{x},1" for x in check.contains + check.absent))
+    ok, why = check_file(check, tmp_path)
+    assert not ok and "should not hold" in why, kept
+    (tmp_path / "broken.xlsx").write_text("not a workbook")
+    ok, why = check_file(FileCheck(path="broken.xlsx", summary="s", contains=["x"]), tmp_path)
+    assert not ok and "not a readable" in why
+
+
+def test_a_note_missing_a_value_fails_the_state_check() -> None:
+    t = task("lifestyle_dinner_note_1")
+    ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    assert ref.score is not None and ref.score["success"]
+    assert [c["kind"] for c in ref.score["checks"]] == ["answer", "state"]
+    check = t.state_checks[0]
+    note = {"created_by": "write_note", "fields": {"title": check.contains[0], "content": check.contains[1]}}
+    ok, why = check_state(check, {"basic-memory": [note]})
+    assert not ok and "holds all" in why
+    ok, _ = check_state(check, {"basic-memory": [note | {"created_by": "edit_note"}]})
+    assert not ok
+
+
+def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    t = task(STAY)
+    a, b = (c.arguments["location"] for c in t.gold_calls)
+    endpoint.script.extend([
+        ("json", completion(None, [tool_call("route", json.dumps({"query": "airbnb listing price per night"}))])),
+        ("json", completion(None, [
+            tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
+                                             "params": {"location": a}}), "call_a"),
+            tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
+                                             "params": json.dumps({"location": b})}), "call_b")])),
+        ("json", completion(answer)),
+    ])
+    monkeypatch.setenv("SCRIPTED_KEY", "test")
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(app, [
+        "run", "--suite", "livemcpbench", "--agent", "copilot", "--model", "openai:scripted", "--base-url",
+        endpoint.url, "--api-key-env", "SCRIPTED_KEY", "--tasks", STAY, "--run-dir", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    return json.loads((run_dir / "summary.json").read_text())
+
+
+def test_copilot_routes_and_executes_end_to_end(endpoint: FaultServer, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    t = task(STAY)
+    summary = scripted_run(endpoint, t.reference_answer, tmp_path, monkeypatch)
+    m = summary["metrics"]
+    assert summary["suite"] == "livemcpbench" and summary["n_tasks"] == 1
+    assert m["success_rate"] == 1.0 and m["avg_route"] == 1 and m["avg_execute"] == 2 and m["avg_tools"] == 1
+    assert m["avg_steps"] == 2
+    assert set(summary["by_domain"]) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
+    assert summary["by_domain"]["shopping"]["n"] == 1
+    # the model saw only the two meta-tools, and the route result named the listing search
+    first = endpoint.requests[0]
+    assert [f["function"]["name"] for f in first["tools"]] == ["route", "execute"]
+    routed = json.loads(endpoint.requests[1]["messages"][-1]["content"])
+    search = next(r for r in routed if r["tool_name"] == "airbnb_search")
+    assert search["server_name"] == "airbnb" and search["parameters"]["location"].startswith("(Required, string)")
+
+
+def test_a_copilot_that_reports_half_the_answer_fails(endpoint: FaultServer, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = scripted_run(endpoint, "The first listing is cheaper.", tmp_path, monkeypatch)
+    assert summary["metrics"]["success_rate"] == 0.0
+    assert summary["episodes"][0]["execute_calls"] == 2
+
+
+def test_copilot_rejects_bad_meta_calls_without_running_them() -> None:
+    agent = CopilotAgent(client=None)  # type: ignore[arg-type]
+
+    class Env:
+        library = "livemcptool"
+
+        async def call(self, *a: Any, **k: Any) -> ToolCallEvent:  # pragma: no cover - must not be reached
+            raise AssertionError("executed")
+
+    async def go(name: str, raw: str) -> ToolCallEvent:
+        return await agent.execute(Env(), name, raw, 0, "c")  # type: ignore[arg-type]
+
+    assert anyio.run(go, "execute", '{"server_name": "airbnb"').is_error  # not JSON
+    assert "params" in anyio.run(go, "execute", '{"server_name": "airbnb", "tool_name": "x", "params": 3}').result
+    assert anyio.run(go, "route", '{"query": ""}').is_error
+    assert anyio.run(go, "airbnb_search", "{}").is_error  # only the meta-tools exist
+
+
+# -- the key-point judge ----------------------------------------------------------------------------
+class JudgeClient:
+    name = "judge-model"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        from mcp_persona.llm.base import ChatResponse
+
+        return ChatResponse(content=self.reply)
+
+
+@pytest.mark.parametrize(("reply", "success"), [
+    ('{"key_points_met": [true, true, true], "reason": "all met", "status": "success"}', True),
+    # LiveMCPBench's bug: a "failure" verdict that mentions "success" was counted as a success
+    ('{"key_points_met": [false, true, true], "reason": "no success on the first", "status": "failure"}', False),
+    ("the agent achieved success", False),  # not JSON: unparseable, never a success
+])
+def test_judge_verdicts_are_read_strictly(reply: str, success: bool) -> None:
+    t = task(STAY)
+    record = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
+    judging = Judging.with_client(JudgeClient(reply))  # type: ignore[arg-type]
+    anyio.run(lambda: PROTOCOL.judge(t, record, judging))
+    assert record.score is not None and record.score["success"] is success
+    assert record.verdicts and record.verdicts[0]["judge"] == "keypoint"
+    summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="reference", model=None,
+                                           protocol="livemcpbench"), [t], [record])
+    assert summary["metrics"]["judge_success_rate"] == (1.0 if success else 0.0)
+
+
+def test_the_model_agent_sees_every_tool_of_the_library() -> None:
+    from mcp_persona.agents import ModelAgent
+    from mcp_persona.llm.base import ChatResponse
+    from test_agents import ScriptedClient, calls
+
+    t = task(STAY)
+    a, b = (c.arguments["location"] for c in t.gold_calls)
+    client = ScriptedClient([calls(("airbnb__airbnb_search", {"location": a}), ("airbnb__airbnb_search",
+                                                                                 {"location": b})),
+                             ChatResponse(content=t.reference_answer)])
+    record = anyio.run(lambda: run_episode(t, ModelAgent(client), protocol=PROTOCOL))
+    names = [f["function"]["name"] for f in client.tools]
+    assert len(names) == len(set(names)) >= 500  # the whole library, one flat namespace
+    assert "Ant_Design_Components__list-components" in names  # server keys made function-name safe
+    assert record.score is not None and record.score["success"] and record.score["route_calls"] == 0
+
+
+@pytest.mark.slow
+def test_copilot_with_the_local_model(tmp_path: Path) -> None:
+    """One short smoke run of the bundled model as the copilot: it runs end to end and is scored."""
+    run_dir = tmp_path / "run"
+    result = CliRunner().invoke(app, ["run", "--suite", "livemcpbench", "--agent", "copilot", "--model", "local",
+                                      "--tasks", STAY, "--max-rounds", "3", "--run-dir", str(run_dir)])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["agent"] == "copilot" and summary["model"].startswith("local:")
+    assert summary["n_episodes"] == 1 and summary["n_errors"] == 0
+    assert 0.0 <= summary["metrics"]["success_rate"] <= 1.0
+
+
+def test_embedding_scores_come_from_an_openai_compatible_endpoint(endpoint: FaultServer) -> None:
+    from mcp_persona.retrieval import Router, ToolDoc
+
+    def vectors(*rows: list[float]) -> tuple[str, dict[str, Any]]:
+        return ("json", {"object": "list", "model": "emb", "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                         "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(rows)]})
+
+    # corpus: server descriptions, server summaries, tools; then the query, embedded once for all three
+    endpoint.script.extend([
+        vectors([1, 0], [0, 1]), vectors([1, 0], [0, 1]), vectors([1, 0], [0.6, 0.8], [0, 1]), vectors([0, 1]),
+    ])
+    router = Router({"maps": ("maps", "maps"), "stocks": ("stocks", "stocks")},
+                    [ToolDoc("maps", "route", "", {}), ToolDoc("stocks", "history", "", {}),
+                     ToolDoc("stocks", "quote", "", {})],
+                    embeddings={"base_url": endpoint.url, "model": "emb"})
+    hits = router.route("share price")
+    assert [(h.server, h.tool) for h in hits] == [("stocks", "quote"), ("stocks", "history")]
+    assert hits[0].score == pytest.approx(1.0)
+    assert len(endpoint.requests) == 4 and endpoint.requests[-1]["input"] == ["share price"]
+    assert all(p.endswith("/embeddings") for p in endpoint.paths)
+
+
+class OfficeCopilotClient:
+    """A scripted copilot for office_csv_filter_1 that reads its working folder from the system prompt;
+    ``sloppy`` copies every row instead of filtering."""
+
+    name = "scripted-office"
+
+    def __init__(self, sloppy: bool) -> None:
+        self.sloppy = sloppy
+        self.turn = 0
+
+    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        import re
+
+        from mcp_persona.llm.base import ChatResponse
+        from mcp_persona.trajectory import RequestedCall
+
+        workdir = re.search(r"working folder is (\S+?);", messages[0]["content"]).group(1)  # type: ignore[union-attr]
+        t = task("office_csv_filter_1")
+        self.turn += 1
+        if self.turn == 1:
+            args = {"query": "read a CSV file"}
+            return ChatResponse(tool_calls=[RequestedCall(id="r", name="route", arguments=json.dumps(args))])
+        if self.turn == 2:
+            args = {"server_name": "filesystem", "tool_name": "read_file",
+                    "params": {"path": f"{workdir}/{t.input_files[0]}"}}
+            return ChatResponse(tool_calls=[RequestedCall(id="x", name="execute", arguments=json.dumps(args))])
+        if self.turn == 3:
+            original = messages[-1]["content"]
+            content = original if self.sloppy else t.gold[1].calls[0].arguments["content"]
+            args = {"server_name": "filesystem", "tool_name": "write_file",
+                    "params": {"path": f"{workdir}/{t.file_checks[0].path}", "content": content}}
+            return ChatResponse(tool_calls=[RequestedCall(id="w", name="execute", arguments=json.dumps(args))])
+        return ChatResponse(content=t.reference_answer)
+
+
+@pytest.mark.parametrize("sloppy", [False, True])
+def test_a_copilot_office_run_is_scored_on_the_file_it_leaves(sloppy: bool) -> None:
+    t = task("office_csv_filter_1")
+    record = anyio.run(lambda: run_episode(t, CopilotAgent(OfficeCopilotClient(sloppy)), protocol=PROTOCOL))  # type: ignore[arg-type]
+    assert record.score is not None, record.error
+    assert [c.via for c in record.trajectory.tool_calls] == ["route", "execute", "execute"]
+    assert not any(c.is_error for c in record.trajectory.tool_calls)
+    file_check = next(c for c in record.score["checks"] if c["kind"] == "file")
+    assert file_check["passed"] is not sloppy and record.score["success"] is not sloppy
