@@ -22,7 +22,7 @@ from mcp_persona.tasks import load_tasks
 # The largest app today is Notion at ~41k characters (its block schemas nest three levels deep).
 MAX_TOOL_CHARS = 10_000
 MAX_APP_CHARS = 45_000
-MAX_ALL_CHARS = 170_000  # --tools all: every app's tools in one request
+MAX_ALL_CHARS = 215_000  # --tools all: every app's tools in one request (41 servers, ~300 tools: ~205k today)
 
 
 def size(value: Any) -> int:

@@ -68,16 +68,18 @@ def tasks(
 ) -> None:
     """List the tasks of a suite."""
     items = load_suite(suite)
-    rows = [{"id": t.id, "category": t.category, "servers": t.server_names, "checkpoints": len(t.checkpoints),
-             "gold_calls": len(t.gold_calls), "type": t.type, "domain": t.domain} for t in items]
+    rows = [{"id": t.id, "category": t.category, "difficulty": t.difficulty, "servers": t.server_names,
+             "checkpoints": len(t.checkpoints), "gold_calls": len(t.gold_calls), "type": t.type, "domain": t.domain}
+            for t in items]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title=f"{suite}: {len(rows)} tasks")
-    for col in ("id", "category", "servers", "checkpoints", "gold calls"):
+    for col in ("id", "category", "difficulty", "servers", "checkpoints", "gold calls"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["id"], r["category"], ", ".join(r["servers"]), str(r["checkpoints"]), str(r["gold_calls"]))
+        table.add_row(r["id"], r["category"], r["difficulty"] or "-", ", ".join(r["servers"]), str(r["checkpoints"]),
+                      str(r["gold_calls"]))
     console.print(table)
 
 

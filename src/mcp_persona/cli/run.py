@@ -41,7 +41,8 @@ def run(
     api_key_env: Annotated[str | None, typer.Option(
         help="environment variable with the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")] = None,
     tools: Annotated[ToolsKind, typer.Option(help="the task's servers, or every server")] = ToolsKind.selected,
-    max_rounds: Annotated[int, typer.Option(min=1, max=200)] = 20,
+    max_rounds: Annotated[int | None, typer.Option(
+        min=1, max=200, help="agent rounds per episode (default: the suite's protocol's, 20; livemcp101: 30)")] = None,
     only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
         None),
     limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
@@ -68,6 +69,8 @@ def run(
         help="mcpagentbench: size K of the candidate tool list (10, 20, 30 or 40; default 20)")] = None,
     distractors: Annotated[str | None, typer.Option(
         help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
+    pool_size: Annotated[int | None, typer.Option(
+        help="livemcp101: servers per task pool, the task's own plus seeded others (default 15)")] = None,
     one_call_per_turn: Annotated[bool, typer.Option(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
 ) -> None:
@@ -98,8 +101,10 @@ def run(
     tasks = load_suite(suite, only)
     try:
         protocol = get_protocol(suite_info(suite).protocol)
-        given = {k: v for k, v in {"candidates": candidates, "distractors": distractors}.items() if v is not None}
+        given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
+                                   "pool_size": pool_size}.items() if v is not None}
         settings = protocol.settings(given)
+        max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
     if agent is AgentKind.copilot and protocol.route_library is None:

@@ -13,7 +13,7 @@ from mcp_persona.protocols.base import Option, PoolSpec, Protocol
 
 DEFAULT_PROTOCOL = "persona"
 _MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench",
-            "livemcpbench": "mcp_persona.protocols.livemcpbench"}
+            "livemcpbench": "mcp_persona.protocols.livemcpbench", "livemcp101": "mcp_persona.protocols.livemcp101"}
 
 
 def protocol_names() -> list[str]:

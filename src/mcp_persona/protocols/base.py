@@ -73,6 +73,7 @@ class Protocol:
     title: str = ""
     options: tuple[Option, ...] = ()
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
+    max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:

@@ -184,8 +184,10 @@ class Task(BaseModel):
     category: Literal[
         "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other",
         "office", "lifestyle", "leisure", "finance", "travel", "shopping",
+        "travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
+        "software_development", "mathematics",
     ] = Field("other", description="MCP-Persona's task groups (four single-server, three cross-server); "
-                                    "LiveMCPBench's six domains")
+                                    "LiveMCPBench's six domains; LiveMCP-101's eight (office is shared)")
     variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
     necessary_context: dict[str, str] = Field(default_factory=dict)

@@ -1,0 +1,210 @@
+"""Write the ``livemcp101`` suite: realistic multi-server requests with validated execution plans.
+
+Each task template runs its plan against the real simulated servers (under the task's clock) while it
+is being written, so every id and number in the plan, the reference answer and the checkpoints comes
+from an actual tool output. The JSON files it writes are the source of truth; run
+``mcp-persona validate --suite livemcp101`` after regenerating.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from mcp_persona.apps import get_app
+from mcp_persona.clock import TaskClock
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "mcp_persona" / "data" / "tasks" / "livemcp101"
+WS = "/home/user/workspace"
+CONTEXT = {"filesystem": "default"}
+
+
+class Plan:
+    """One task's execution plan, run step by step against fresh servers as it is written."""
+
+    def __init__(self, stack: AsyncExitStack, now: str, tz: str) -> None:
+        self.stack = stack
+        self.clock = TaskClock(now=datetime.fromisoformat(now), timezone=tz)
+        self.now, self.tz = now, tz
+        self.gold: list[dict[str, Any]] = []
+        self.clients: dict[str, Client] = {}
+        self.servers: list[str] = []
+
+    async def _client(self, server: str) -> Client:
+        if server not in self.clients:
+            app = get_app(server)
+            env = app.env(CONTEXT.get(server, "default"), clock=self.clock)
+            self.clients[server] = await self.stack.enter_async_context(Client(app.server(env)))
+            self.servers.append(server)
+        return self.clients[server]
+
+    async def step(self, *calls: tuple[str, str, dict[str, Any]]) -> Any:
+        """Run calls that do not depend on each other (one gold step); their parsed outputs."""
+        outs = []
+        for server, tool, args in calls:
+            result = await (await self._client(server)).call_tool(tool, args)
+            text = result.content[0].text if result.content else ""
+            if result.is_error:
+                raise RuntimeError(f"{server}.{tool}({args}) failed: {text}")
+            try:
+                outs.append(json.loads(text))
+            except json.JSONDecodeError:
+                outs.append(text)
+        self.gold.append({"calls": [{"server": s, "tool": t, "arguments": a} for s, t, a in calls]})
+        return outs[0] if len(outs) == 1 else outs
+
+    def n_calls(self) -> int:
+        return sum(len(s["calls"]) for s in self.gold)
+
+
+def sole(scores: dict[str, Any], pick: Any = max) -> str:
+    """The key with the best score; a tie would make the request ambiguous, so it stops the generator."""
+    best = pick(scores.values())
+    winners = [k for k, v in scores.items() if v == best]
+    if len(winners) != 1:
+        raise ValueError(f"ambiguous request: {winners} tie at {best}")
+    return winners[0]
+
+
+def found(summary: str, *values: Any, server: str | None = None) -> dict[str, Any]:
+    cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
+    if server:
+        cp["server"] = server
+    return cp
+
+
+def file_has(path: str, needle: str, what: str) -> dict[str, Any]:
+    return {
+        "type": "operate",
+        "summary": f"Write {path} with {what}",
+        "server": "filesystem",
+        "tool": "write_file",
+        "operate_type": "create",
+        "entity": "node",
+        "expect": {"path": path, "content": {"$contains": needle}},
+    }
+
+
+def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_data_to_excel") -> dict[str, Any]:
+    return {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} holds {what}",
+        "server": "excel",
+        "tool": tool,
+        "operate_type": "create",
+        "entity": "worksheet",
+        "expect": {"name": sheet, "cells": {"$contains": needle}},
+        "parent_expect": {"filepath": book},
+    }
+
+
+def sheet_cells(
+    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True
+) -> dict[str, Any]:
+    """Exact values of named cells (``cells.B7``): a header renamed or a formula left out is caught."""
+    cp: dict[str, Any] = {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} holds {what}",
+        "server": "excel",
+        "tool": tool,
+        "operate_type": "create" if new else "modify",
+        "expect": {f"cells.{k}": v for k, v in cells.items()},
+    }
+    if new:
+        cp |= {"entity": "worksheet", "parent_expect": {"filepath": book}}
+        cp["expect"]["name"] = sheet
+    else:
+        cp["target"] = f'workbooks["{book}"].worksheets["{sheet}"]'
+    return cp
+
+
+def text_cells(rows: list[list[Any]], row0: int = 1) -> dict[str, Any]:
+    """The text cells (headers, labels) of rows written from A``row0``, by address."""
+    return {
+        f"{chr(65 + j)}{row0 + i}": v for i, row in enumerate(rows) for j, v in enumerate(row) if isinstance(v, str)
+    }
+
+
+def sheet_now_has(book: str, sheet: str, needle: str, what: str) -> dict[str, Any]:
+    return {
+        "type": "operate",
+        "summary": f"Sheet '{sheet}' of {book} now holds {what}",
+        "server": "excel",
+        "tool": "write_data_to_excel",
+        "operate_type": "modify",
+        "target": f'workbooks["{book}"].worksheets["{sheet}"]',
+        "expect": {"cells": {"$contains": needle}},
+    }
+
+
+def money(x: float) -> str:
+    return f"{x:,.2f}"
+
+
+def cut(x: float, digits: int) -> str:
+    """``x`` truncated (not rounded) to ``digits`` decimals: a prefix of the tool's longer figure, so an answer
+    that rounds it the usual way still contains it."""
+    text = f"{x:.12f}"
+    whole, frac = text.split(".")
+    return whole if digits == 0 else f"{whole}.{frac[:digits]}"
+
+
+Template = Callable[[Plan], Awaitable[dict[str, Any]]]
+TASKS: list[tuple[str, str, str, str, str, Template]] = []  # id, category, difficulty, now, tz, template
+
+
+def task(
+    tid: str, category: str, difficulty: str, now: str = "2026-03-12T09:00:00", tz: str = "Asia/Shanghai"
+) -> Callable[[Template], Template]:
+    def register(fn: Template) -> Template:
+        TASKS.append((tid, category, difficulty, now, tz, fn))
+        return fn
+
+    return register
+
+
+async def build(tid: str, category: str, difficulty: str, now: str, tz: str, fn: Template) -> dict[str, Any]:
+    async with AsyncExitStack() as stack:
+        plan = Plan(stack, now, tz)
+        spec = await fn(plan)
+    servers = list(dict.fromkeys(plan.servers + spec.pop("extra_servers", [])))
+    return {
+        "id": tid,
+        "suite": "livemcp101",
+        "category": category,
+        "instruction": spec["instruction"],
+        "servers": [{"server": s, "context_id": CONTEXT.get(s, "default")} for s in servers],
+        "clock": {"now": now, "timezone": tz},
+        "gold": plan.gold,
+        "checkpoints": spec["checkpoints"],
+        "reference_answer": spec["answer"],
+        "difficulty": difficulty,
+        "key_points": spec.get("key_points", []),
+    }
+
+
+async def main() -> None:
+    import livemcp101_templates  # noqa: F401  (registers the templates on the imported copy of this module)
+    from livemcp101_tasks import TASKS as registered
+
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    counts: dict[str, int] = {}
+    for entry in registered:
+        t = await build(*entry)
+        (OUT / f"{t['id']}.json").write_text(json.dumps(t, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        counts[t["difficulty"]] = counts.get(t["difficulty"], 0) + 1
+    print(len(registered), counts)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,155 @@
+"""LiveMCP-101: long multi-server tasks, each seen through a pool of 15 servers, scored on the result.
+
+* pool: the task's own servers plus others drawn with a seed from SHA-256 of the task id until the pool
+  holds ``--pool-size`` servers (default 15, as in the paper); the draw is stored with the episode;
+* prompt: a ReAct-style instruction (think, act with one or more tool calls, observe, repeat, answer),
+  with the task clock; 30 rounds by default;
+* score: the checkpoints of the persona protocol (the reference execution's facts and writes); the rule
+  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1, and the
+  reference execution (plan and answer) is kept with the episode for an LLM judge;
+* run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
+  judge's, null under rules), by difficulty, and the failure modes of failed episodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mcp_persona.apps import app_names, get_app
+from mcp_persona.protocols.base import Option, PoolSpec, ToolPool
+from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.scoring import by_category, suite_metrics
+from mcp_persona.tasks import Task
+
+if TYPE_CHECKING:
+    from mcp_persona.environment import Environment
+    from mcp_persona.runner import RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.trajectory import Trajectory
+
+POOL_SIZE = 15
+TIERS = ("easy", "medium", "hard")
+
+SYSTEM = """You are an agent that completes the user's request with the tools of several servers.
+Current time: {now}.
+Work in a loop. Think about what is still unknown and which tool can tell you; act by calling one or more
+tools (calls that do not depend on each other may go in the same turn); read what they return and decide
+the next step. Use only values the request gives or a tool returned; never guess ids, prices or dates.
+When a request asks you to save something, save it with a tool and say where. When everything the user
+asked for is done, stop calling tools and give the final answer with the concrete figures."""
+
+
+def pool_seed(task_id: str, size: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"livemcp101|{task_id}|{size}".encode()).digest()[:8], "big")
+
+
+def draw_pool(task: Task, size: int) -> list[str]:
+    """The task's servers, then seeded others (never a protocol's private tool library) up to ``size``."""
+    own = task.server_names
+    others = sorted(n for n in app_names() if n not in own and get_app(n).library is None)
+    extra = random.Random(pool_seed(task.id, size)).sample(others, max(0, min(size - len(own), len(others))))
+    return own + extra
+
+
+def result_score(acc: float) -> float:
+    """The checkpoint mean on the paper's five-point scale (Likert 1..5 as (s - 1) / 4), rounded down so
+    that only a complete result scores 1."""
+    return math.floor(acc * 4 + 1e-9) / 4
+
+
+class LiveMCP101Protocol(PersonaProtocol):
+    name = "livemcp101"
+    title = "LiveMCP-101"
+    options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
+                      tuple(range(1, 61))),)
+    max_rounds = 30
+
+    def task_problems(self, task: Task) -> list[str]:
+        problems = super().task_problems(task)
+        if task.difficulty is None:
+            problems.append("a livemcp101 task needs a difficulty (easy, medium or hard)")
+        return problems
+
+    def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        size = self.settings(settings)["pool_size"]
+        servers = draw_pool(task, size) if tools == "selected" else super().pool(task, settings, "all").servers
+        return PoolSpec(servers, description={"servers": servers, "pool_size": size,
+                                              "seed": pool_seed(task.id, size)})
+
+    def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
+        return SYSTEM.format(now=task.clock.describe()) + (f"\n\n{skills}" if skills else "")
+
+    def user_prompt(self, task: Task) -> str:
+        return task.instruction
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+        score = await super().score(task, trajectory, env)
+        score["result_score"] = result_score(score["acc"])
+        score["reference"] = {"plan": [[c.qualified for c in s.calls] for s in task.gold],
+                              "answer": task.reference_answer}
+        return score
+
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        from mcp_persona.reports import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [episode_row(r, by_id[r.task_id]) for r in records]
+        # the checkpoint metrics too, so reports and comparisons read a LiveMCP-101 run like any other
+        scores = [episode_score(r, by_id[r.task_id]) for r in records]
+        cats = by_category(scores)
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records),
+            "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
+            "by_category": {c: cats.get(c, {}) | metrics([r for r in rows if r["category"] == c])
+                            for c in sorted({r["category"] for r in rows})},
+            "failure_modes": failure_modes(records, by_id),
+            "episodes": rows,
+        }
+
+    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
+        from mcp_persona.reports import pct
+
+        opts = summary.get("protocol_options") or {}
+        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
+                            f"pool={opts.get('pool_size')} servers · rounds={summary['max_rounds']}")
+        for col in ("difficulty", "tasks", "TSR", "ARS", "ATS"):
+            table.add_column(col, justify="left" if col == "difficulty" else "right")
+        for tier, m in [*summary["by_difficulty"].items(), ("overall", summary["metrics"])]:
+            ats = "-" if m["ats"] is None else pct(m["ats"])
+            table.add_row(tier, str(m["n"]), pct(m["tsr"]), pct(m["ars"]), ats,
+                          style="bold" if tier == "overall" else None)
+        console.print(table)
+        modes = ", ".join(f"{k} {v}" for k, v in summary["failure_modes"].items() if v) or "none"
+        console.print(f"failure modes: {modes} · errors {summary['n_errors']}")
+
+
+def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
+    """An errored episode scores 0."""
+    score = record.score if record.status == "ok" and record.score is not None else {}
+    return {"task_id": task.id, "epoch": record.epoch, "difficulty": task.difficulty, "category": task.category,
+            "result_score": score.get("result_score", 0.0), "acc": score.get("acc", 0.0),
+            "trajectory_score": score.get("trajectory_score"), "pool": (record.pool or {}).get("servers", []),
+            "status": record.status, "stop_reason": record.trajectory.stop_reason, "error": record.error}
+
+
+def metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    judged = [r["trajectory_score"] for r in rows if r["trajectory_score"] is not None]
+    return {"n": n, "tsr": sum(r["result_score"] == 1.0 for r in rows) / n if n else 0.0,
+            "ars": sum(r["result_score"] for r in rows) / n if n else 0.0,
+            "ats": sum(judged) / len(judged) if judged else None}
+
+
+PROTOCOL = LiveMCP101Protocol()
