@@ -41,7 +41,10 @@ async def test_gold_replay_passes_strictly() -> None:
     record = await replay(bundled("collab_wecom_003"), gold_plan(bundled("collab_wecom_003")))
     assert record.score is not None
     assert record.score["acc"] == 1.0
-    assert record.score["end_state"] == {"equivalent": True, "missing": [], "extra": []}
+    end = record.score["end_state"]
+    assert (end["equivalent"], end["missing"], end["extra"]) == (True, [], [])
+    assert end["gold"] == ["wecom: create media", "wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]",
+                           "wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]"]
     assert record.score["strict"] is True
 
 

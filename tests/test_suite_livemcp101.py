@@ -105,3 +105,66 @@ def test_run_summary_reports_tsr_ars_by_difficulty(tmp_path, agent: str, tsr: fl
     assert {d: m["n"] for d, m in s["by_difficulty"].items()} == {"easy": 1, "medium": 1, "hard": 1}
     assert all(len(e["pool"]) == 8 for e in s["episodes"])
     assert s["failure_modes"]["failed"] == (0 if agent == "reference" else 3)
+
+
+# -- the judges and the rule result score on hand-made episodes ---------------------------------------------
+class _Judge:
+    """A judge endpoint that answers every request with one fixed text."""
+
+    name = "judge-model"
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+
+    async def complete(self, messages: list[dict], tools: list[dict]) -> object:
+        from mcp_persona.llm.base import ChatResponse
+
+        return ChatResponse(content=self.reply)
+
+
+def _episode(task_id: str, drop_last_step: bool = False, judge: str | None = None):
+    from mcp_persona.mutants import ReplayAgent, gold_plan
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.runner import Judging, run_episode
+
+    proto = get_protocol("livemcp101")
+    task = next(t for t in TASKS if t.id == task_id)
+    plan = gold_plan(task)
+    if drop_last_step:
+        plan = tuple(p for p in plan if p.label[0] < len(task.gold) - 1)
+    judging = Judging.with_client(_Judge(judge)) if judge is not None else None  # type: ignore[arg-type]
+    return anyio.run(lambda: run_episode(task, ReplayAgent(plan), protocol=proto, judging=judging))
+
+
+def test_rule_result_score_drops_with_a_missing_step() -> None:
+    full = _episode("office_medium_01")
+    partial = _episode("office_medium_01", drop_last_step=True)
+    assert full.score["result_score"] == 1.0 and full.score["result_source"] == "rules"
+    assert partial.score["result_score"] < 1.0
+    assert full.score["reference"]["changes"]  # the reference execution's end state is kept with the episode
+
+
+def test_likert_judges_score_result_and_trajectory_and_agreement_is_reported() -> None:
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.runner import RunConfig
+
+    record = _episode("office_medium_01", judge='{"likert": 4, "feedback": "one figure is rounded"}')
+    s = record.score
+    assert s["rule_result_score"] == 1.0 and s["judge_result_score"] == 0.75
+    assert s["result_score"] == 0.75 and s["result_source"] == "judge" and s["trajectory_score"] == 0.75
+    assert {v["judge"] for v in record.verdicts} >= {"likert_result", "likert_trajectory"}
+    proto = get_protocol("livemcp101")
+    task = next(t for t in TASKS if t.id == "office_medium_01")
+    summary = proto.summarize(RunConfig(suite="livemcp101", agent="reference", model=None, protocol="livemcp101"),
+                              [task], [record])
+    assert summary["metrics"]["tsr"] == 0.0 and summary["metrics"]["ars"] == 0.75
+    assert summary["metrics"]["ats"] == 0.75
+    assert summary["metrics"]["result_agreement"]["n"] == 1
+    assert summary["metrics"]["result_agreement"]["percent"] == 0.0
+
+
+def test_an_unparseable_verdict_keeps_the_rule_score_and_is_never_guessed() -> None:
+    record = _episode("office_medium_01", judge="Looks great, 5/5!")
+    s = record.score
+    assert s["result_score"] == 1.0 and s["result_source"] == "rules (judge unparseable)"
+    assert s["judge_result_score"] is None and s["trajectory_score"] is None

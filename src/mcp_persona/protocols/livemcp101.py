@@ -7,6 +7,10 @@
 * score: the checkpoints of the persona protocol (the reference execution's facts and writes); the rule
   result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1, and the
   reference execution (plan and answer) is kept with the episode for an LLM judge;
+* judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
+  answer) and trajectory judge (its calls against the reference plan), each 1..5 as (s - 1) / 4. The judge's
+  result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and says so),
+  never a guess. Both result scores are kept, and the run reports their agreement;
 * run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
   judge's, null under rules), by difficulty, and the failure modes of failed episodes.
 """
@@ -30,7 +34,7 @@ from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import RunConfig
+    from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
 
@@ -91,10 +95,30 @@ class LiveMCP101Protocol(PersonaProtocol):
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
         score = await super().score(task, trajectory, env)
-        score["result_score"] = result_score(score["acc"])
+        score["result_score"] = score["rule_result_score"] = result_score(score["acc"])
+        score["result_source"] = "rules"
         score["reference"] = {"plan": [[c.qualified for c in s.calls] for s in task.gold],
-                              "answer": task.reference_answer}
+                              "answer": task.reference_answer, "changes": score["end_state"].get("gold", [])}
         return score
+
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+        from mcp_persona.judges.likert import LikertResultJudge, LikertTrajectoryJudge
+
+        await super().judge(task, record, judging)  # checkpoint verdicts (if any), strict pass, failure mode
+        if judging is None or record.score is None:
+            return
+        score = record.score
+        score["rule_result_score"] = result_score(score["acc"])
+        client = judging.checkpoint.client
+        result = await LikertResultJudge(client).judge(task, record.trajectory)
+        trajectory = await LikertTrajectoryJudge(client).judge(task, record.trajectory)
+        record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
+        score["judge_result_score"] = result.score if result.ok else None
+        if result.ok:
+            score["result_score"], score["result_source"] = result.score, "judge"
+        else:  # an unreadable verdict is recorded, never guessed: the rule score stands
+            score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
+        score["trajectory_score"] = trajectory.score if trajectory.ok else None
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.reports import usage_metrics
@@ -110,7 +134,8 @@ class LiveMCP101Protocol(PersonaProtocol):
             "n_episodes": len(records),
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
-            "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records),
+            "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records)
+                       | {"result_agreement": result_agreement(records)},
             "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
             "by_category": {c: cats.get(c, {}) | metrics([r for r in rows if r["category"] == c])
                             for c in sorted({r["category"] for r in rows})},
@@ -142,6 +167,20 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
             "result_score": score.get("result_score", 0.0), "acc": score.get("acc", 0.0),
             "trajectory_score": score.get("trajectory_score"), "pool": (record.pool or {}).get("servers", []),
             "status": record.status, "stop_reason": record.trajectory.stop_reason, "error": record.error}
+
+
+def result_agreement(records: Sequence[EpisodeRecord]) -> dict[str, Any] | None:
+    """Rule vs judge result scores over the episodes that have both: share equal and quadratic kappa."""
+    from mcp_persona.judges.agreement import cohen_kappa, percent_agreement
+
+    pairs = [(r.score["rule_result_score"], r.score["judge_result_score"]) for r in records
+             if r.score and r.score.get("judge_result_score") is not None and "rule_result_score" in r.score]
+    if not pairs:
+        return None
+    rules, judge = [a for a, _ in pairs], [b for _, b in pairs]
+    levels = [0.0, 0.25, 0.5, 0.75, 1.0]
+    return {"n": len(pairs), "percent": percent_agreement(rules, judge),
+            "kappa_quadratic": cohen_kappa(rules, judge, weights="quadratic", levels=levels)}
 
 
 def metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

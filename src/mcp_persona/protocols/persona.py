@@ -58,7 +58,8 @@ class PersonaProtocol(Protocol):
         agent_changes = change_signatures(env.initial, env.final_states())
         gold = await gold_changes(task, env.pool_kind)  # the strict pass compares end states with the gold's
         score["end_state"] = (compare_end_states(gold, agent_changes).to_dict() if gold is not None
-                              else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": []})
+                              else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": [],
+                                    "gold": []})
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:

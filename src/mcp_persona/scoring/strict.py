@@ -41,9 +41,10 @@ class EndStateComparison:
     equivalent: bool
     missing: list[str]  # changes the gold replay made that the agent did not
     extra: list[str]  # changes the agent made that the gold replay did not
+    gold: list[str]  # every change of the gold replay (the reference execution's end state)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"equivalent": self.equivalent, "missing": self.missing, "extra": self.extra}
+        return {"equivalent": self.equivalent, "missing": self.missing, "extra": self.extra, "gold": self.gold}
 
 
 def change_signatures(before: States, after: States) -> Counter[Signature]:
@@ -65,7 +66,8 @@ def change_signatures(before: States, after: States) -> Counter[Signature]:
 def compare_end_states(gold: Counter[Signature], agent: Counter[Signature]) -> EndStateComparison:
     missing = sorted(_describe(s) for s in (gold - agent).elements())
     extra = sorted(_describe(s) for s in (agent - gold).elements())
-    return EndStateComparison(not missing and not extra, missing, extra)
+    described = sorted(_describe(s) for s in gold.elements())
+    return EndStateComparison(not missing and not extra, missing, extra, described)
 
 
 def strict_pass(score: Mapping[str, Any], *, undecided_passes: bool = False) -> bool:
