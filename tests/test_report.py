@@ -532,3 +532,68 @@ def test_report_command_draws_the_runs_failure_modes(runs: dict[str, Path], tmp_
     assert "overconfident_self_solving" in svg  # the noop run's failures, classified by the rules
     noop = load_runs([runs["noop"]])[0]
     assert noop.failure_modes["overconfident_self_solving"] == 4 and sum(noop.failure_modes.values()) == 4
+
+
+# -- other protocols: the report shows the scores the run's protocol declares ----------------------
+PERSONA_COLUMNS = ("| Acc |", "| SR-0.8 |", "| Exec-Acc |", "| Strict |")
+
+
+@pytest.fixture(scope="module")
+def protocol_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("protocol-runs")
+    out = {}
+    for suite, tasks in (("mcpagentbench", "day_single_0[12]"), ("livemcpbench", "office_sum_[12]")):
+        code, text = invoke("run", "--suite", suite, "--agent", "reference", "--tasks", tasks,
+                            "--run-dir", str(root / suite))
+        assert code == 0, text
+        out[suite] = root / suite
+    return out
+
+
+@pytest.mark.parametrize(("suite", "labels", "group"), [
+    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper"], "type"),
+    ("livemcpbench", ["Success", "Rule success", "Judge success"], "domain"),
+])
+def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suite: str, labels: list[str],
+                                            group: str) -> None:
+    run = load_run(protocol_runs[suite])
+    assert run.protocol.name == suite and [c[0] for c in run.columns] == labels
+    md = render_markdown([run])
+    lines = md.splitlines()
+    table = lines[lines.index("## Leaderboard") + 2:]
+    assert table[0].startswith("| Run | Episodes | " + " | ".join(labels) + " | Tokens in/task |")
+    assert table[2].startswith("| reference | 2 | 100.0 | 100.0 |")
+    assert not any(c in md for c in PERSONA_COLUMNS) and "## Acc by" not in md and "Exec-Acc" not in md
+    assert f"## {labels[0]} by {group}" in md
+    assert "## Efficiency" in md  # livemcpbench: steps, tools, calls, cost; mcpagentbench: score per 1k tokens, minute
+    if suite == "livemcpbench":
+        eff = lines[lines.index("## Efficiency") + 4:]
+        assert eff[0] == "| Run | Steps/task | Tools/task | Execute calls/task | Route calls/task | Cost |"
+        assert eff[2].startswith("| reference | ")
+
+    html = render_html([run], figures=False)
+    page = parse(html)
+    assert_offline(html, page)
+    (row,) = page.rows
+    assert row[1].split()[0] == "reference" and row[3] == "100.0"
+    heads = re.findall(r'<th class="num sortable" data-col="\d+" data-type="num" title="[^"]*">([^<]*)</th>', html)
+    assert heads[1:4] == labels and not {"Acc", "SR-0.8", "Exec-Acc", "Strict"} & set(heads)
+
+
+def test_mixed_protocols_get_a_leaderboard_each_and_the_plot_their_primary_score(
+        protocol_runs: dict[str, Path], runs: dict[str, Path], tmp_path: Path) -> None:
+    loaded = load_runs([runs["reference"], protocol_runs["mcpagentbench"], protocol_runs["livemcpbench"]])
+    md = render_markdown(loaded)
+    for title, first in (("MCP-Persona", "Acc"), ("MCPAgentBench", "TFS"), ("LiveMCPBench", "Success")):
+        lines = md.splitlines()
+        table = lines[lines.index(f"## Leaderboard · {title}") + 2:]
+        assert table[0].startswith(f"| Run | Episodes | {first} |")
+    html = render_html(loaded, figures=False)
+    assert all(f'id="{i}"' in html for i in ("leaderboard", "leaderboard-mcpagentbench", "leaderboard-livemcpbench"))
+
+    from mcp_persona.report.plots import categories, cost_accuracy
+    for run, label in ((loaded[1], "TFS"), (loaded[2], "Success")):
+        ax = cost_accuracy([run]).axes[0]
+        assert ax.get_ylabel() == f"{label} (%)"
+        assert [float(y) for c in ax.collections for _, y in c.get_offsets()] == [100.0]
+        assert categories([run]).axes[0].get_title().startswith(f"{label} by ")

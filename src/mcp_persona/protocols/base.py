@@ -5,7 +5,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 * how the tool pool of an episode is built (:meth:`Protocol.pool`, :meth:`Protocol.environment`),
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging),
-* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`).
+* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
+  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`).
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -74,6 +75,13 @@ class Protocol:
     options: tuple[Option, ...] = ()
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
+    # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
+    # the first is the primary score (ranking, the Pareto plot, the per-group columns)
+    report_columns: tuple[tuple[str, str, str], ...] = (("Acc", "acc", "mean task Acc"),)
+    report_groups: str = "by_category"  # the summary's per-group breakdown the report shows ("by_<group>")
+    # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
+    # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
+    report_extra: tuple[tuple[str, str, str], ...] = ()
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:

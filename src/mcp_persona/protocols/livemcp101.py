@@ -71,6 +71,12 @@ def result_score(acc: float) -> float:
 class LiveMCP101Protocol(PersonaProtocol):
     name = "livemcp101"
     title = "LiveMCP-101"
+    report_columns = (
+        ("TSR", "tsr", "task success rate: share of episodes whose result the judge scores 1"),
+        ("ARS", "ars", "average result score"),
+        ("ATS", "ats", "average trajectory score (judged episodes only)"),
+    )
+    report_groups = "by_difficulty"
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       tuple(range(1, 61))),)
     max_rounds = 30

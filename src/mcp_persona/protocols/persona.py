@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    report_columns = (
+        ("Acc", "acc", "mean task Acc"),
+        ("SR-0.8", "sr_0_8", "share of episodes with Acc > 0.8"),
+        ("Exec-Acc", "exec_acc", "share of operate checkpoints fully passed"),
+        ("Strict", "strict_sr", "share of episodes passed strictly: every checkpoint 1, no collateral, end state "
+                                "equivalent to the gold replay's, grounded answer"),
+    )
+    report_groups = "by_category"
 
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]

@@ -20,7 +20,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from mcp_persona.report.load import Episode, Run, categories_of
+from mcp_persona.report.load import Episode, Run, by_protocol, categories_of, groups_of
 from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -99,18 +99,14 @@ def script_json(data: Any) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _leaderboard(runs: Sequence[Run], cats: Sequence[str]) -> list[dict[str, Any]]:
-    """Rows in rank order; each cell has its text and the number to sort by."""
-    index = {id(r): i for i, r in enumerate(runs)}
+def _board_rows(runs: Sequence[Run], cats: Sequence[str], index: Mapping[int, int]) -> list[dict[str, Any]]:
     rows = []
+    columns = runs[0].columns if runs else ()
     for rank, r in enumerate(ranked(runs), start=1):
         s = r.stats()
         cells = [
-            ("Acc", pct(s["acc"]), s["acc"]),
-            ("SR-0.8", pct(s["sr_0_8"]), s["sr_0_8"]),
-            ("Exec-Acc", pct(s["exec_acc"]), s["exec_acc"]),
-            ("Strict", pct(s["strict_sr"]), s["strict_sr"]),
-            *[(f"cat:{c}", pct(s["by_category"].get(c)), s["by_category"].get(c)) for c in cats],
+            *[(label, pct(s["scores"].get(key)), s["scores"].get(key)) for label, key, _ in columns],
+            *[(f"cat:{c}", pct(s["by_group"].get(c)), s["by_group"].get(c)) for c in cats],
             ("Tokens in", num(s["avg_input_tokens"], 0), s["avg_input_tokens"]),
             ("Tokens out", num(s["avg_output_tokens"], 0), s["avg_output_tokens"]),
             ("Cost", money(s["cost_usd"], s["cost_partial"]), s["cost_usd"]),
@@ -120,8 +116,8 @@ def _leaderboard(runs: Sequence[Run], cats: Sequence[str]) -> list[dict[str, Any
         ]
         rows.append({"rank": rank, "index": index[id(r)], "run": r, "stats": s,
                      "cells": [{"key": k, "text": t, "sort": "" if v is None else v} for k, t, v in cells]})
-    # the best value of each score column is marked
-    for col in range(3 + len(cats)):
+    # the best value of each score column (the protocol's scores and its groups) is marked
+    for col in range(len(columns) + len(cats)):
         values = [row["cells"][col]["sort"] for row in rows if row["cells"][col]["sort"] != ""]
         if len(values) > 1 and max(values) > min(values):
             for row in rows:
@@ -129,11 +125,40 @@ def _leaderboard(runs: Sequence[Run], cats: Sequence[str]) -> list[dict[str, Any
     return rows
 
 
+def _boards(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """One leaderboard per protocol among the runs, each with that protocol's score columns and groups."""
+    index = {id(r): i for i, r in enumerate(runs)}
+    groups = by_protocol(runs)
+    boards = []
+    for n, group in enumerate(groups):
+        p = group[0].protocol
+        cats = groups_of(group)
+        boards.append({"id": "leaderboard" if n == 0 else f"leaderboard-{p.name}",
+                       "title": p.title or p.name if len(groups) > 1 else "",
+                       "columns": group[0].columns, "primary": group[0].primary[0], "noun": group[0].group_noun,
+                       "groups": cats, "rows": _board_rows(group, cats, index)})
+    return boards
+
+
+def _intro(runs: Sequence[Run]) -> str | None:
+    """The header's explanation of the scores; None: the persona text of the template."""
+    protocols = [g[0].protocol for g in by_protocol(runs)]
+    if all(p.name == "persona" for p in protocols):
+        return None
+    scores = "; ".join(f"{p.title or p.name}: " + ", ".join(f"{label} ({tip})" for label, _, tip in p.report_columns)
+                       for p in protocols)
+    return (f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; "
+            "cost in total.")
+
+
 def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]] | None) -> list[dict[str, str]]:
     from mcp_persona.report import plots
 
-    titles = {"cost_accuracy": "Cost (or tokens) vs accuracy", "tokens_success": "Tokens vs success",
-              "tool_calls": "Tool calls per task", "categories": "Acc by category", "failure_modes": "Failure modes"}
+    score = plots.score_label(runs)
+    noun = runs[0].group_noun if runs and len({r.group_noun for r in runs}) == 1 else "group"
+    titles = {"cost_accuracy": "Cost (or tokens) vs accuracy" if score == "Acc" else f"Cost (or tokens) vs {score}",
+              "tokens_success": "Tokens vs success", "tool_calls": "Tool calls per task",
+              "categories": f"{score} by {noun}", "failure_modes": "Failure modes"}
     out = []
     for stem, fig in plots.figures(runs, failure_counts).items():
         buf = io.BytesIO()
@@ -154,7 +179,8 @@ def render_html(runs: Sequence[Run], *, title: str = "MCP-Persona report", figur
         csp=CSP,
         runs=runs,
         categories=cats,
-        leaderboard=_leaderboard(runs, cats),
+        boards=_boards(runs),
+        intro=_intro(runs),
         figures=_figures(runs, failure_counts) if figures else [],
         suites=sorted({str(r.config.get("suite")) for r in runs}),
         data_json=script_json(report_data(runs)),

@@ -15,10 +15,13 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD
+
+if TYPE_CHECKING:
+    from mcp_persona.protocols import Protocol
 
 STORE_FILE = "run.sqlite"
 SUMMARY_FILE = "summary.json"
@@ -173,6 +176,37 @@ class Run:
     def categories(self) -> dict[str, dict[str, Any]]:
         return self.summary.get("by_category") or {}
 
+    @property
+    def protocol(self) -> Protocol:
+        """The run's protocol (from its config); a run that names none or an unknown one reads as persona."""
+        from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
+
+        try:
+            return get_protocol(str(self.config.get("protocol") or self.summary.get("protocol") or DEFAULT_PROTOCOL))
+        except KeyError:
+            return get_protocol(DEFAULT_PROTOCOL)
+
+    @property
+    def columns(self) -> tuple[tuple[str, str, str], ...]:
+        """The protocol's headline score columns: (label, metric key, tooltip); the first is the primary score."""
+        return self.protocol.report_columns
+
+    @property
+    def primary(self) -> tuple[str, str]:
+        """(label, metric key) of the protocol's primary score."""
+        label, key, _ = self.columns[0]
+        return label, key
+
+    @property
+    def group_noun(self) -> str:
+        """What the protocol's breakdown groups by: "category", "type", "difficulty", "domain"."""
+        return self.protocol.report_groups.removeprefix("by_")
+
+    @property
+    def groups(self) -> dict[str, dict[str, Any]]:
+        """The protocol's per-group breakdown from the summary (each group's metrics)."""
+        return self.summary.get(self.protocol.report_groups) or {}
+
     def stats(self) -> dict[str, Any]:
         """The leaderboard figures of the run: scores from the summary, the rest from the records."""
         eps = self.episodes
@@ -190,6 +224,9 @@ class Run:
             "exec_acc": m.get("exec_acc"),
             "strict_sr": m.get("strict_sr"),
             "by_category": {c: v.get("acc") for c, v in self.categories.items()},
+            "scores": {key: m.get(key) for _, key, _ in self.columns},
+            # a group without episodes (a domain the run drew no task from) has no score
+            "by_group": {g: (v or {}).get(self.primary[1]) for g, v in self.groups.items() if (v or {}).get("n", 1)},
             "avg_input_tokens": sum(e.input_tokens for e in eps) / n,
             "avg_output_tokens": sum(e.output_tokens for e in eps) / n,
             "total_tokens": sum(e.input_tokens + e.output_tokens for e in eps),
@@ -349,3 +386,18 @@ def label_runs(runs: Sequence[Run]) -> None:
 
 def categories_of(runs: Sequence[Run]) -> list[str]:
     return sorted({c for r in runs for c in r.categories} | {e.category for r in runs for e in r.episodes})
+
+
+def groups_of(runs: Sequence[Run]) -> list[str]:
+    """The groups of the runs' protocol breakdown (runs of one protocol); categories for persona-style runs."""
+    if all(r.protocol.report_groups == "by_category" for r in runs):
+        return categories_of(runs)
+    return sorted({g for r in runs for g, v in r.groups.items() if (v or {}).get("n", 1)})
+
+
+def by_protocol(runs: Sequence[Run]) -> list[list[Run]]:
+    """The runs split by protocol, in order of each protocol's first run."""
+    out: dict[str, list[Run]] = {}
+    for r in runs:
+        out.setdefault(r.protocol.name, []).append(r)
+    return list(out.values())

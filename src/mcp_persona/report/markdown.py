@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.report.compare import Comparison
-from mcp_persona.report.load import Run, categories_of
+from mcp_persona.report.load import Run, by_protocol, groups_of
 
 DASH = "–"
 
@@ -50,14 +50,21 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[
 
 
 LEADERBOARD_HEADER = ["Run", "Episodes", "Acc", "SR-0.8", "Exec-Acc", "Strict", "Tokens in/task", "Tokens out/task",
-                      "Cost", "Tool calls/task", "Tool errors %", "Time/task", "Errors"]
+                      "Cost", "Tool calls/task", "Tool errors %", "Time/task", "Errors"]  # a persona run's
+
+
+def leaderboard_header(runs: Sequence[Run]) -> list[str]:
+    """The leaderboard's columns: the scores the (first) run's protocol declares, then the common figures."""
+    columns = runs[0].columns if runs else ()
+    return ["Run", "Episodes", *[label for label, _, _ in columns], "Tokens in/task", "Tokens out/task", "Cost",
+            "Tool calls/task", "Tool errors %", "Time/task", "Errors"]
 
 
 def ranked(runs: Sequence[Run]) -> list[Run]:
-    """Best first: by Acc, then SR-0.8, then Exec-Acc."""
-    def key(r: Run) -> tuple[float, float, float]:
+    """Best first: by the protocol's first three scores (persona: Acc, then SR-0.8, then Exec-Acc)."""
+    def key(r: Run) -> tuple[float, ...]:
         m = r.metrics
-        return (-(m.get("acc") or 0.0), -(m.get("sr_0_8") or 0.0), -(m.get("exec_acc") or 0.0))
+        return tuple(-(m.get(k) or 0.0) for _, k, _ in r.columns[:3])
     return sorted(runs, key=key)
 
 
@@ -65,7 +72,7 @@ def leaderboard_rows(runs: Sequence[Run]) -> list[list[str]]:
     rows = []
     for r in ranked(runs):
         s = r.stats()
-        rows.append([r.label, str(s["n"]), pct(s["acc"]), pct(s["sr_0_8"]), pct(s["exec_acc"]), pct(s["strict_sr"]),
+        rows.append([r.label, str(s["n"]), *[pct(s["scores"].get(k)) for _, k, _ in r.columns],
                      num(s["avg_input_tokens"], 0), num(s["avg_output_tokens"], 0),
                      money(s["cost_usd"], s["cost_partial"]), num(s["avg_tool_calls"]), pct(s["tool_error_rate"]),
                      seconds(s["avg_elapsed_s"]), str(s["n_errors"])])
@@ -73,31 +80,73 @@ def leaderboard_rows(runs: Sequence[Run]) -> list[list[str]]:
 
 
 def category_rows(runs: Sequence[Run], metric: str) -> list[list[str]]:
+    """One row per group of the runs' protocol breakdown (persona: category), one cell per run."""
     rows = []
-    for cat in categories_of(runs):
+    for cat in groups_of(runs):
         cells = []
         for r in ranked(runs):
-            m = r.categories.get(cat)
-            cells.append(DASH if m is None else f"{pct(m.get(metric))} ({m.get('n', 0)})")
+            m = r.groups.get(cat)
+            cells.append(DASH if m is None or m.get("n") == 0 else f"{pct(m.get(metric))} ({m.get('n', 0)})")
         rows.append([cat, *cells])
     return rows
 
 
-def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> str:
-    """The whole summary: leaderboard, Acc and Exec-Acc per category, and notes."""
+def _extra(value: Any, fmt: str) -> str:
+    if fmt == "money":
+        return money(value)
+    if fmt == "pct":
+        return pct(value)
+    return num(value, 2)
+
+
+PERSONA_INTRO = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
+                 "end state equivalent to the gold replay's, grounded answer) and tool errors in %; "
+                 "tokens, tool calls and time per episode.")
+
+
+def _intro(groups: Sequence[Sequence[Run]]) -> str:
+    if all(g[0].protocol.name == "persona" for g in groups):
+        return PERSONA_INTRO
+    scores = "; ".join(f"{g[0].protocol.title or g[0].protocol.name}: "
+                       + ", ".join(f"{label} ({tip})" for label, _, tip in g[0].columns) for g in groups)
+    return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode."
+
+
+def _protocol_sections(runs: Sequence[Run], suffix: str) -> list[str]:
+    """Leaderboard, scores per group and the protocol's extra figures of the runs of one protocol."""
     order = ranked(runs)
+    first = runs[0]
+    parts = [f"## Leaderboard{suffix}", "", table(leaderboard_header(runs), leaderboard_rows(runs)), ""]
+    label, key = first.primary
+    noun = first.group_noun
+    header = [noun.capitalize(), *[r.label for r in order]]
+    parts += [f"## {label} by {noun}{suffix}", "", f"{label} in % (episodes).", "",
+              table(header, category_rows(runs, key)), ""]
+    keys = {k for _, k, _ in first.columns}
+    if "exec_acc" in keys and any(m.get("exec_acc") is not None for r in runs for m in r.groups.values()):
+        parts += [f"## Exec-Acc by {noun}{suffix}", "",
+                  "Exec-Acc in % (episodes); – where no task has an operate checkpoint.",
+                  "", table(header, category_rows(runs, "exec_acc")), ""]
+    extra = first.protocol.report_extra
+    if extra:
+        rows = [[r.label, *[_extra(r.metrics.get(k), fmt) for _, k, fmt in extra]] for r in order]
+        parts += [f"## Efficiency{suffix}", "",
+                  "The protocol's efficiency figures: per task averaged over the run, cost in total.", "",
+                  table(["Run", *[lbl for lbl, _, _ in extra]], rows), ""]
+    return parts
+
+
+def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> str:
+    """The whole summary: per protocol a leaderboard of its scores and its scores per group, then notes."""
+    groups = by_protocol(runs)
     suites = sorted({str(r.config.get("suite")) for r in runs})
     parts = [f"# {title}", "",
              f"{len(runs)} run{'s' * (len(runs) != 1)} on suite{'s' * (len(suites) != 1)} {', '.join(suites)}. "
-             "Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, end "
-             "state equivalent to the gold replay's, grounded answer) and tool errors in %; "
-             "tokens, tool calls and time per episode.", "",
-             "## Leaderboard", "", table(LEADERBOARD_HEADER, leaderboard_rows(runs)), ""]
-    header = ["Category", *[r.label for r in order]]
-    parts += ["## Acc by category", "", "Acc in % (episodes).", "", table(header, category_rows(runs, "acc")), ""]
-    if any(m.get("exec_acc") is not None for r in runs for m in r.categories.values()):
-        parts += ["## Exec-Acc by category", "", "Exec-Acc in % (episodes); – where no task has an operate checkpoint.",
-                  "", table(header, category_rows(runs, "exec_acc")), ""]
+             + _intro(groups), ""]
+    for g in groups:
+        p = g[0].protocol
+        parts += _protocol_sections(g, f" · {p.title or p.name}" if len(groups) > 1 else "")
+    order = [r for g in groups for r in ranked(g)]
     trial_rows = _trial_rows(order)
     if trial_rows:
         parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]

@@ -1,10 +1,11 @@
 """Figures of one or more runs, as PNG and SVG (matplotlib, Agg backend, no display needed).
 
 * ``cost_accuracy``: total cost (or tokens, when any run's cost is unknown) against
-  Acc, one point per run, with the Pareto frontier (cheapest for its accuracy).
+  the protocol's primary score (Acc, TFS, TSR, success rate), one point per run,
+  with the Pareto frontier (cheapest for its score).
 * ``tokens_success``: tokens against Acc, one point per episode.
 * ``tool_calls``: tool calls per task, one bar per run (a histogram for large suites).
-* ``categories``: Acc per category, one bar per run.
+* ``categories``: the primary score per group (persona: Acc per category), one bar per run.
 * ``failure_modes``: a heatmap of run → failure mode → count, drawn from whatever
   mapping it is given (the failure classification fills it).
 
@@ -23,7 +24,7 @@ matplotlib.use("Agg")  # never a display, whatever MPLBACKEND says
 
 from matplotlib.figure import Figure
 
-from mcp_persona.report.load import Run, categories_of
+from mcp_persona.report.load import Run, groups_of
 
 FORMATS = ("png", "svg")
 COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#ca8a04", "#db2777", "#4b5563",
@@ -73,9 +74,20 @@ def cost_axis(runs: Sequence[Run]) -> tuple[str, list[float]]:
     return "tokens", [float(s["total_tokens"]) for s in stats]
 
 
+def score_label(runs: Sequence[Run]) -> str:
+    """The name of the runs' primary score (each protocol's first report column), e.g. "Acc", "TFS"."""
+    labels: list[str] = []
+    for r in runs:
+        if r.primary[0] not in labels:
+            labels.append(r.primary[0])
+    return " / ".join(labels) or "Acc"
+
+
 def cost_accuracy(runs: Sequence[Run]) -> Figure:
+    """Cost (or tokens) against each run's primary score: Acc, TFS, TSR or success rate, as its protocol declares."""
     kind, xs = cost_axis(runs)
-    ys = [100 * (r.metrics.get("acc") or 0.0) for r in runs]
+    ys = [100 * (r.metrics.get(r.primary[1]) or 0.0) for r in runs]
+    label = score_label(runs)
     fig = _fig()
     ax = fig.add_subplot()
     front = pareto_frontier(list(zip(xs, ys, strict=True)))
@@ -90,9 +102,9 @@ def cost_accuracy(runs: Sequence[Run]) -> Figure:
                    label=_short(r.label), zorder=3)
         ax.annotate(_short(r.label, 22), (xs[i], ys[i]), textcoords="offset points", xytext=(6, 6), fontsize=8)
     ax.set_xlabel("total cost (USD)" if kind == "cost" else "total tokens (in + out; cost unknown)")
-    ax.set_ylabel("Acc (%)")
+    ax.set_ylabel(f"{label} (%)")
     ax.set_ylim(-5, 112)
-    ax.set_title("Cost vs accuracy" if kind == "cost" else "Tokens vs accuracy")
+    ax.set_title(f"Cost vs {label}" if kind == "cost" else f"Tokens vs {label}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     return fig
@@ -151,19 +163,22 @@ def tool_calls(runs: Sequence[Run]) -> Figure:
 
 
 def categories(runs: Sequence[Run]) -> Figure:
-    cats = categories_of(runs)
+    """The primary score per group of the protocol's breakdown (persona: Acc per category)."""
+    cats = groups_of(runs)
+    label = score_label(runs)
+    noun = runs[0].group_noun if runs and len({r.group_noun for r in runs}) == 1 else "group"
     fig = _fig(max(7.0, 1.1 * len(cats) + 2), 4.5)
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(runs))
     for i, r in enumerate(runs):
         xs = [j + (i - (len(runs) - 1) / 2) * width for j in range(len(cats))]
-        ys = [100 * ((r.categories.get(c) or {}).get("acc") or 0.0) for c in cats]
+        ys = [100 * ((r.groups.get(c) or {}).get(r.primary[1]) or 0.0) for c in cats]
         ax.bar(xs, ys, width=width, color=_color(i), label=_short(r.label))
     tilt = len(cats) > 4
     ax.set_xticks(range(len(cats)), cats, rotation=20 if tilt else 0, ha="right" if tilt else "center")
-    ax.set_ylabel("Acc (%)")
+    ax.set_ylabel(f"{label} (%)")
     ax.set_ylim(0, 105)
-    ax.set_title("Acc by category")
+    ax.set_title(f"{label} by {noun}")
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8)
     return fig

@@ -54,6 +54,15 @@ def library_servers() -> list[str]:
 class LiveMCPBenchProtocol(Protocol):
     name = "livemcpbench"
     title = "LiveMCPBench"
+    report_columns = (
+        ("Success", "success_rate", "share of episodes that succeeded (rule check passed, and the judge where judged)"),
+        ("Rule success", "rule_success_rate", "share of episodes the rule check passed"),
+        ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
+    )
+    report_groups = "by_domain"
+    report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
+                    ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
+                    ("Cost", "cost_usd", "money"))
     route_library = "livemcptool"
 
     def task_problems(self, task: Task) -> list[str]:

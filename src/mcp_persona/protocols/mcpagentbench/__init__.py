@@ -55,6 +55,14 @@ def shape_problems(task: Task) -> list[str]:
 class MCPAgentBenchProtocol(Protocol):
     name = "mcpagentbench"
     title = "MCPAgentBench"
+    report_columns = (
+        ("TFS", "tfs", "task finish score: weighted share of tasks finished"),
+        ("TEFS", "tefs", "task efficiency finish score: finished without redundant calls"),
+        ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it"),
+    )
+    report_groups = "by_type"
+    report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
+                    ("Score per minute", "time_efficiency", "num"))
     options = (
         Option("candidates", 20, "size K of the candidate tool list", SIZES),
         Option("distractors", "uniform", "how distractors are drawn", ("uniform", "confusable")),
