@@ -147,6 +147,8 @@ def gold_plan(task: Task) -> tuple[PlannedCall, ...]:
 def derive_mutants(task: Task, obs: GoldObservation) -> Iterator[Mutant]:
     plan = gold_plan(task)
     starts = {s.server: get_app(s.server).load_context(s.context_id) for s in task.servers}
+    # each start state as normalized text once: free text is what no start state holds verbatim
+    start_texts = {name: normalize(json.dumps(state, ensure_ascii=False)) for name, state in starts.items()}
     for idx, planned in enumerate(plan):
         if planned.label not in obs.writes:
             continue
@@ -156,7 +158,7 @@ def derive_mutants(task: Task, obs: GoldObservation) -> Iterator[Mutant]:
         if planned.label in obs.creates:
             yield Mutant("duplicate", label, None, f"{call.qualified} issued twice",
                          (*plan[:idx + 1], planned, *plan[idx + 1:]))
-        start_text = normalize(json.dumps(starts.get(call.server, {}), ensure_ascii=False))
+        start_text = start_texts.get(call.server, "")
         for path, value in string_leaves(call.arguments):
             new_args = replace_argument(call.arguments, path, NEUTRAL_TEXT) if is_free_text(value, start_text) else None
             if new_args is not None:

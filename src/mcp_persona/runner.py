@@ -7,22 +7,20 @@ stored the moment it ends. A resumed run skips the episodes already stored.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 import anyio
 
-from mcp_persona.agents import Agent, ReferenceAgent
+from mcp_persona.agents import Agent
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
-from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
-from mcp_persona.judges.failures import FailureJudge, diagnose, is_failed
+from mcp_persona.judges.checkpoint import CheckpointJudge
+from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.protocols.base import ToolPool
-from mcp_persona.scoring.strict import Signature, change_signatures, strict_pass
 from mcp_persona.store import EpisodeRecord, RunStore
 from mcp_persona.tasks import Task
 from mcp_persona.tasks.distractors import distractors_for
@@ -103,42 +101,6 @@ async def run_episode(
                            score=score, diff=diff, internal_errors=internal, pool=spec.description)
     await protocol.judge(task, record, judging)
     return record
-
-
-_GOLD_CHANGES: dict[tuple[str, int, str, str], Counter[Signature] | None] = {}
-
-
-async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Signature] | None:
-    """The state changes of the task's gold replay on the same start state (None if the replay fails).
-
-    Memoised per task, seed and pool: the replay is deterministic, and trials or mutants reuse it.
-    """
-    key = (task.id, task.seed, tools, task.model_dump_json(include={"gold", "servers", "clock"}))
-    if key not in _GOLD_CHANGES:
-        trajectory = Trajectory(task_id=task.id, agent="reference")
-        try:
-            async with Environment(task, tools=tools) as env:
-                await ReferenceAgent().run(task, env, trajectory)
-                failed = any(e.is_error for e in trajectory.tool_calls)
-                _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
-        except Exception:  # a broken gold chain: no strict pass for anyone, validate reports the cause
-            _GOLD_CHANGES[key] = None
-    return _GOLD_CHANGES[key]
-
-
-async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-    """Merge judge verdicts into the record's score (rules first) and diagnose a failed episode."""
-    assert record.score is not None
-    if judging is not None:
-        wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
-        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
-            task, record.trajectory, state_changes=record.diff, indexes=wanted)
-        record.score = combine_scores(record.score, verdicts, policy=judging.policy)
-        record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
-    record.score["strict"] = strict_pass(record.score)
-    if is_failed(record.score):
-        judge = judging.failure if judging is not None else None
-        record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
 def state_changes(env: Environment) -> list[str]:

@@ -3,6 +3,7 @@ scoring (Acc, SR-0.8, Exec-Acc) with an optional LLM judge, failure modes."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -11,11 +12,18 @@ from rich.table import Table
 
 from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.judges.failures import FailureClassification, classify_failure, count_failure_modes, is_failed
+from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
+from mcp_persona.judges.failures import (
+    FailureClassification,
+    classify_failure,
+    count_failure_modes,
+    diagnose,
+    is_failed,
+)
 from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
-from mcp_persona.scoring.strict import change_signatures, compare_end_states
+from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
 from mcp_persona.tasks import OperateCheckpoint, Task
 
 if TYPE_CHECKING:
@@ -60,8 +68,6 @@ class PersonaProtocol(Protocol):
         return user_prompt(task)
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
-        from mcp_persona.runner import gold_changes
-
         score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
         agent_changes = change_signatures(env.initial, env.final_states())
         gold = await gold_changes(task, env.pool_kind)  # the strict pass compares end states with the gold's
@@ -71,8 +77,6 @@ class PersonaProtocol(Protocol):
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        from mcp_persona.runner import judge_episode
-
         await judge_episode(task, record, judging)
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -125,6 +129,47 @@ class PersonaProtocol(Protocol):
         if judge.get("n_verdicts"):
             console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
                           f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
+
+
+_GOLD_CHANGES: dict[tuple[str, int, str, str], Counter[Signature] | None] = {}
+
+
+async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Signature] | None:
+    """The state changes of the task's gold replay on the same start state (None if the replay fails).
+
+    Memoised per task, seed and pool: the replay is deterministic, and trials or mutants reuse it.
+    """
+    from mcp_persona.agents import ReferenceAgent
+    from mcp_persona.environment import Environment
+    from mcp_persona.trajectory import Trajectory
+
+    key = (task.id, task.seed, tools, task.model_dump_json(include={"gold", "servers", "clock"}))
+    if key not in _GOLD_CHANGES:
+        trajectory = Trajectory(task_id=task.id, agent="reference")
+        try:
+            async with Environment(task, tools=tools) as env:
+                await ReferenceAgent().run(task, env, trajectory)
+                failed = any(e.is_error for e in trajectory.tool_calls)
+                _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
+        except Exception:  # a broken gold chain: no strict pass for anyone, validate reports the cause
+            _GOLD_CHANGES[key] = None
+    return _GOLD_CHANGES[key]
+
+
+async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    """Merge judge verdicts into the record's score (rules first), decide the strict pass, and diagnose a
+    failed episode."""
+    assert record.score is not None
+    if judging is not None:
+        wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
+        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+            task, record.trajectory, state_changes=record.diff, indexes=wanted)
+        record.score = combine_scores(record.score, verdicts, policy=judging.policy)
+        record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
+    record.score["strict"] = strict_pass(record.score)
+    if is_failed(record.score):
+        judge = judging.failure if judging is not None else None
+        record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
