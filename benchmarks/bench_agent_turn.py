@@ -23,6 +23,9 @@ harness's process CPU (``time.process_time``) excludes it. It prints:
     next to it the harness CPU per episode (set-up, the turn, scoring, the store): a level whose slots times
     this exceeds the cores the machine gives the process is CPU-bound, not slot-bound.
 (d) request bytes per turn (p50, max) over (a)'s requests, as the endpoint received them.
+(e) the gold replay the strict pass compares end states with: CPU per task, cold. It is paid once per task
+    and process (memoised on the task's content, so trials and re-runs reuse it); (a) computes it for every
+    task, so the episodes of (b) — copies of those tasks — find it done, as the trials of a real run do.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from mcp_persona.agents.prompts import user_prompt
 from mcp_persona.environment import SEP, Environment, ToolPool
 from mcp_persona.llm.base import ChatClient, ChatResponse
 from mcp_persona.llm.openai_client import OpenAIChatClient
+from mcp_persona.protocols.persona import gold_changes
 from mcp_persona.runner import run_episode, run_suite
 from mcp_persona.store import RunStore
 from mcp_persona.tasks import Task, load_tasks
@@ -218,6 +222,19 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def gold_replay_costs(tasks: list[Task], tools: ToolPool) -> list[float]:
+    """CPU ms of each task's first (cold) gold replay for the strict pass, the apps already loaded (a first
+    pass replays copies under another seed, which the memo keys apart)."""
+    for task in tasks:
+        await gold_changes(task.model_copy(update={"seed": task.seed + 1}), tools)
+    costs = []
+    for task in tasks:
+        c0 = time.process_time()
+        await gold_changes(task, tools)
+        costs.append((time.process_time() - c0) * 1e3)
+    return costs
+
+
 async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenAIChatClient, tools: ToolPool,
                      profile: cProfile.Profile | None) -> dict[str, Any]:
     replies = {task_key(user_prompt(task)): await gold_script(task, tools) for task in tasks}
@@ -297,13 +314,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     profile = cProfile.Profile(time.process_time) if args.profile else None  # CPU, not wall: the machine may be busy
     t0 = time.perf_counter()
     try:
-        async def both() -> tuple[dict[str, Any], dict[int, dict[str, float]]]:
+        async def both() -> tuple[list[float], dict[str, Any], dict[int, dict[str, float]]]:
             # One client (one connection pool) for the whole run, as ``mcp-persona run`` has.
             client = OpenAIChatClient("scripted", base_url=f"{endpoint.url}/v1")
-            return (await turn_costs(tasks, endpoint, client, args.tools, profile),
+            return (await gold_replay_costs(tasks, args.tools),
+                    await turn_costs(tasks, endpoint, client, args.tools, profile),
                     await scaling(tasks, endpoint, client, levels, args.waves, args.latency, args.tools))
 
-        turns, scale = anyio.run(both)
+        replays, turns, scale = anyio.run(both)
     finally:
         endpoint.close()
     out = io.StringIO()
@@ -319,6 +337,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                   f"  {row['ratio']:>5.1f}x  {row['rss_mb_per_episode']:>14.2f}  {row['cpu_ms_per_episode']:>14.1f}\n")
     out.write(f"(d) request bytes per turn: p50 {turns['request_bytes_p50']:,}, max {turns['request_bytes_max']:,} "
               f"({turns['requests']} requests)\n")
+    out.write(f"(e) gold replay per task (cold, once per task and process): "
+              f"median {statistics.median(replays):.1f} ms, "
+              f"p95 {pct(replays, 0.95):.1f} ms, total {sum(replays) / 1e3:.2f} s for {len(replays)} tasks\n")
     if profile is not None:
         stats = pstats.Stats(profile, stream=out)
         stats.sort_stats("cumulative").print_stats(40)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 WILDCARD = "*"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -45,6 +46,11 @@ def parse_path(path: str) -> tuple[Segment, ...]:
     """Parse ``path`` into segments; raise :class:`PathError` saying where it is wrong."""
     if not isinstance(path, str) or not path.strip():
         raise PathError("path must be a non-empty string")
+    return _parse(path)
+
+
+@lru_cache(maxsize=8192)  # tools address the same few paths over and over; segments are immutable
+def _parse(path: str) -> tuple[Segment, ...]:
     segments: list[Segment] = []
     i, n = 0, len(path)
     while i < n:

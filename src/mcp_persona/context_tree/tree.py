@@ -74,6 +74,10 @@ class ContextTree:
         self.hierarchy.resolve(segments)
         if any(s.selector is None or s.is_wildcard for s in segments):
             raise PathError(f"get needs a path to one entity (an id in every [...]), got {path!r}")
+        return self._walk_to(segments)
+
+    def _walk_to(self, segments: tuple[Segment, ...]) -> Entity:
+        """The entity the id-selected ``segments`` name (the root for none)."""
         node: Entity = self.data
         for depth, seg in enumerate(segments):
             children = node.get(seg.name)
@@ -178,7 +182,7 @@ class ContextTree:
             raise PathError(f"create needs every parent named by id, got {path!r}")
         etype = types[-1]
         decl = self.hierarchy.entities[etype]
-        parent = self.get(".".join(str(s) for s in segments[:-1])) if len(segments) > 1 else self.data
+        parent = self._walk_to(segments[:-1])
         eid = entity_id or entity.get(decl.id_field) or self.new_id(etype)
         if not isinstance(eid, str) or not eid:
             raise TreeError(f"{decl.id_field} must be a non-empty string")

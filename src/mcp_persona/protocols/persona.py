@@ -131,19 +131,20 @@ class PersonaProtocol(Protocol):
                           f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
 
 
-_GOLD_CHANGES: dict[tuple[str, int, str, str], Counter[Signature] | None] = {}
+_GOLD_CHANGES: dict[tuple[int, str, str], Counter[Signature] | None] = {}
 
 
 async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Signature] | None:
     """The state changes of the task's gold replay on the same start state (None if the replay fails).
 
-    Memoised per task, seed and pool: the replay is deterministic, and trials or mutants reuse it.
+    Memoised per process on what decides the replay (gold chain, servers and contexts, clock, seed, pool),
+    not on the task id: the replay is deterministic, so trials, mutants and re-runs of a task pay it once.
     """
     from mcp_persona.agents import ReferenceAgent
     from mcp_persona.environment import Environment
     from mcp_persona.trajectory import Trajectory
 
-    key = (task.id, task.seed, tools, task.model_dump_json(include={"gold", "servers", "clock"}))
+    key = (task.seed, tools, task.model_dump_json(include={"gold", "servers", "clock"}))
     if key not in _GOLD_CHANGES:
         trajectory = Trajectory(task_id=task.id, agent="reference")
         try:
