@@ -113,24 +113,55 @@ class Environment:
         return [f"{name}: {err}" for name, env in self.apps.items() for err in env.internal_errors]
 
 
+@dataclass(frozen=True)
+class _SessionListing:
+    """What an SDK client session derives from a tool listing (output schemas, header maps)."""
+
+    output_schemas: dict[str, Any]
+    header_maps: dict[str, Any]
+
+
 _LISTED: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
+_SESSION: weakref.WeakKeyDictionary[App, _SessionListing] = weakref.WeakKeyDictionary()
 _BARE: weakref.WeakKeyDictionary[App, tuple[PoolTool, ...]] = weakref.WeakKeyDictionary()
 
 
 async def app_tools(app: App, client: Client, *, bare: bool = False) -> tuple[PoolTool, ...]:
     """The app's tools as its MCP server lists them: listed once per app and process, since an app's tools
     never change; calls still go through each episode's own server. ``bare``: exposed under the tool's own
-    name rather than ``server__tool``."""
+    name rather than ``server__tool``.
+
+    The client's session is primed with that listing too: the SDK lists a server's tools on a session's
+    first call (to check results against output schemas), a tools/list round trip of 0.5-7 ms per app and
+    episode that would return what this process already holds.
+    """
     tools = _LISTED.get(app)
     if tools is None:
         listed = await client.list_tools()
         tools = _LISTED[app] = tuple(PoolTool(f"{app.name}{SEP}{t.name}", app.name, t.name, t.description or "",
                                               t.input_schema) for t in listed.tools)
+        session = client.session
+        _SESSION[app] = _SessionListing(dict(getattr(session, "_tool_output_schemas", {})),
+                                        dict(getattr(session, "_x_mcp_header_maps", {})))
+    else:
+        _prime(client, _SESSION[app])
     if not bare:
         return tools
     if app not in _BARE:
         _BARE[app] = tuple(replace(t, exposed=t.name) for t in tools)
     return _BARE[app]
+
+
+def _prime(client: Client, listing: _SessionListing) -> None:
+    """Hand a new session the derived state of the app's listing, as if it had listed the tools itself.
+    These are the SDK's own caches (private names): if a release renames them, the session simply lists
+    again on its first call, and tests/test_environment.py says so."""
+    session = client.session
+    schemas = getattr(session, "_tool_output_schemas", None)
+    headers = getattr(session, "_x_mcp_header_maps", None)
+    if isinstance(schemas, dict) and isinstance(headers, dict):
+        schemas.update(listing.output_schemas)
+        headers.update(listing.header_maps)
 
 
 def _extra_context(task: Task, available: list[str]) -> str:
