@@ -1,4 +1,5 @@
-"""An episode's environment: each episode its own servers, and no tool listing repeated per episode."""
+"""An episode's environment: each episode its own servers, no tool listing repeated per episode, and the
+entity diff its scoring reads."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import pytest
 
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps.base import AppServer
+from mcp_persona.context_tree import Change, Hierarchy, diff_states
+from mcp_persona.context_tree.diff import ROOT
 from mcp_persona.environment import Environment
 from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import Trajectory
@@ -60,3 +63,52 @@ def test_episodes_do_not_share_state() -> None:
     changed, untouched = anyio.run(run)
     assert untouched == Environment(task).initial
     assert changed != untouched
+
+
+def _walk_diff(h: Hierarchy, before: dict[str, Any], after: dict[str, Any]) -> list[Change]:
+    """The plain definition of the entity diff: index every entity of both states by path and compare."""
+    def own(etype: str | None, ent: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in ent.items() if k not in h.child_types(etype)}
+
+    out: list[Change] = []
+    rb, ra = own(None, before), own(None, after)
+    if rb != ra:
+        out.append(Change("modify", ROOT, "", rb, ra, tuple(sorted(k for k in rb.keys() | ra.keys()
+                                                                   if rb.get(k) != ra.get(k)))))
+    b = {p: (t, e) for t, p, e in h.iter_entities(before)}
+    a = {p: (t, e) for t, p, e in h.iter_entities(after)}
+    def inside(p: str, others: set[str]) -> bool:
+        return any(p.startswith(o + ".") for o in others if o != p)
+    for p, (t, e) in b.items():
+        if p not in a:
+            if not inside(p, b.keys() - a.keys()):
+                out.append(Change("delete", t, p, before=own(t, e)))
+        elif own(t, e) != own(t, a[p][1]):
+            ob, oa = own(t, e), own(t, a[p][1])
+            out.append(Change("modify", t, p, ob, oa, tuple(sorted(k for k in ob.keys() | oa.keys()
+                                                                     if ob.get(k) != oa.get(k)))))
+    out += [Change("create", t, p, after=own(t, e)) for p, (t, e) in a.items()
+            if p not in b and not inside(p, a.keys() - b.keys())]
+    return out
+
+
+def test_diff_follows_changes_and_agrees_with_the_plain_walk() -> None:
+    tasks = load_tasks("persona")[::4]
+
+    async def replays() -> list[tuple[Hierarchy, dict[str, Any], dict[str, Any]]]:
+        out = []
+        for task in tasks:
+            async with Environment(task) as env:
+                await ReferenceAgent().run(task, env, Trajectory(task_id=task.id, agent="reference"))
+                out += [(env.apps[n].app.hierarchy, env.initial[n], state) for n, state in env.final_states().items()]
+        return out
+
+    pairs = anyio.run(replays)
+    changed = 0
+    for h, before, after in pairs:
+        assert diff_states(h, before, after) == _walk_diff(h, before, after)
+        assert diff_states(h, after, before) == _walk_diff(h, after, before)  # creates become deletes
+        changed += bool(diff_states(h, before, after))
+        for etype in h.entities:
+            assert list(h.iter_type(after, etype)) == [(p, e) for t, p, e in h.iter_entities(after) if t == etype]
+    assert changed >= len(tasks) // 2  # the sample writes: the comparison is not between empty diffs

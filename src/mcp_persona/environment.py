@@ -55,7 +55,7 @@ class Environment:
             context_id = task.context_of(name) or _extra_context(task, app.context_ids())
             env = app.env(context_id, clock=task.clock, seed=task.seed * 1000 + i)
             self.apps[name] = env
-            self.initial[name] = app.load_context(context_id)
+            self.initial[name] = app.start_state(context_id)  # shared, read-only
         self.clients: dict[str, Client] = {}
         self.pool: list[PoolTool] = []
         self._by_exposed: dict[str, PoolTool] = {}

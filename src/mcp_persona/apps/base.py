@@ -144,6 +144,7 @@ class App:
         self.real_server = real_server
         self._specs: dict[str, ToolSpec] = {}
         self._context_blobs: dict[str, bytes] = {}
+        self._start_states: dict[str, dict[str, Any]] = {}
 
     # -- declaration -----------------------------------------------------------------------------
     def tool(self, *, name: str | None = None, mutates: bool = False) -> Callable[[ToolFn], ToolFn]:
@@ -194,6 +195,20 @@ class App:
             blob = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
             self._context_blobs[context_id] = blob
         return pickle.loads(blob)  # a deep copy, ~10x faster than copy.deepcopy
+
+    def start_state(self, context_id: str) -> dict[str, Any]:
+        """The stored context itself, one object shared by every episode: what scoring compares end states
+        with. Read it, never write it (``load_context`` gives a private copy; ``written_start_states``
+        checks that nobody wrote). Sharing saves a full copy of every app's state per episode."""
+        state = self._start_states.get(context_id)
+        if state is None:
+            state = self._start_states[context_id] = self.load_context(context_id)
+        return state
+
+    def written_start_states(self) -> list[str]:
+        """The shared start states that no longer equal their stored context (always none, unless a bug wrote
+        to one)."""
+        return [c for c, state in self._start_states.items() if pickle.loads(self._context_blobs[c]) != state]
 
     def env(self, context_id: str, *, clock: TaskClock = DEFAULT_CLOCK, seed: int = 0) -> AppEnv:
         tree = ContextTree(self.hierarchy, self.load_context(context_id), seed=seed)

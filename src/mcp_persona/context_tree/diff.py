@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_persona.context_tree.hierarchy import Hierarchy
+from mcp_persona.context_tree.path import Segment
 
 ChangeOp = Literal["create", "delete", "modify"]
 ROOT = "root"
@@ -55,33 +56,50 @@ def diff_states(h: Hierarchy, before: dict[str, Any], after: dict[str, Any]) -> 
     A deleted entity's descendants are not listed separately: the delete covers them.
     Likewise for a created entity.
     """
-    if before == after:  # a read-only episode: one C-level comparison instead of walking every entity twice
+    if before == after:  # a read-only episode: one C-level comparison instead of walking every entity
         return []
     changes: list[Change] = []
     root_b, root_a = _own_fields(h, None, before), _own_fields(h, None, after)
     if root_b != root_a:
         keys = tuple(sorted(k for k in root_b.keys() | root_a.keys() if root_b.get(k) != root_a.get(k)))
         changes.append(Change("modify", ROOT, "", root_b, root_a, keys))
-    b = {path: (etype, ent) for etype, path, ent in h.iter_entities(before)}
-    a = {path: (etype, ent) for etype, path, ent in h.iter_entities(after)}
-    for path, (etype, ent) in b.items():
-        if path not in a:
-            if not _under_any(path, b.keys() - a.keys()):
-                changes.append(Change("delete", etype, path, before=_own_fields(h, etype, ent)))
+    created: list[Change] = []
+    _diff_children(h, None, "", before, after, changes, created)
+    return changes + created
+
+
+def _diff_children(h: Hierarchy, etype: str | None, prefix: str, before: dict[str, Any], after: dict[str, Any],
+                   changes: list[Change], created: list[Change]) -> None:
+    """Deletes and modifies under one entity (pre-order of ``before``) into ``changes``, creates into ``created``.
+    An unchanged collection or entity is passed over after one C-level comparison, so the Python work follows
+    the changes, not the size of the state."""
+    for collection, ctype in h.child_types(etype).items():
+        b_children, a_children = before.get(collection), after.get(collection)
+        b_children = b_children if isinstance(b_children, dict) else {}
+        a_children = a_children if isinstance(a_children, dict) else {}
+        if b_children == a_children:
             continue
-        own_b, own_a = _own_fields(h, etype, ent), _own_fields(h, etype, a[path][1])
-        if own_b != own_a:
-            keys = tuple(sorted(k for k in own_b.keys() | own_a.keys() if own_b.get(k) != own_a.get(k)))
-            changes.append(Change("modify", etype, path, own_b, own_a, keys))
-    for path, (etype, ent) in a.items():
-        if path not in b and not _under_any(path, a.keys() - b.keys()):
-            changes.append(Change("create", etype, path, after=_own_fields(h, etype, ent)))
-    return changes
+        for eid, old in b_children.items():
+            path = f"{prefix}.{Segment(collection, eid)}" if prefix else str(Segment(collection, eid))
+            new = a_children.get(eid, _GONE)
+            if new is _GONE:  # its descendants go with it: one delete
+                changes.append(Change("delete", ctype, path, before=_own_fields(h, ctype, old)))
+                continue
+            if old == new:
+                continue
+            own_b, own_a = _own_fields(h, ctype, old), _own_fields(h, ctype, new)
+            if own_b != own_a:
+                keys = tuple(sorted(k for k in own_b.keys() | own_a.keys() if own_b.get(k) != own_a.get(k)))
+                changes.append(Change("modify", ctype, path, own_b, own_a, keys))
+            if isinstance(old, dict) and isinstance(new, dict):
+                _diff_children(h, ctype, path, old, new, changes, created)
+        for eid, new in a_children.items():
+            if eid not in b_children:  # its descendants come with it: one create
+                path = f"{prefix}.{Segment(collection, eid)}" if prefix else str(Segment(collection, eid))
+                created.append(Change("create", ctype, path, after=_own_fields(h, ctype, new)))
 
 
-def _under_any(path: str, others: Any) -> bool:
-    """Whether ``path`` lies strictly inside one of ``others``."""
-    return any(path.startswith(o + ".") for o in others if o != path)
+_GONE = object()
 
 
 def is_ignored(change: Change, patterns: list[str]) -> bool:

@@ -111,6 +111,32 @@ class Hierarchy(BaseModel):
         """Every entity in ``data``: (entity type, path, entity)."""
         yield from _walk(self, data, None, "")
 
+    def iter_below(self, entity: dict[str, Any], entity_type: str, path: str
+                   ) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Every descendant of the entity at ``path``: (entity type, path, entity)."""
+        yield from _walk(self, entity, entity_type, path)
+
+    def iter_type(self, data: dict[str, Any], entity_type: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every entity of one type in ``data``: (path, entity), in the order of :meth:`iter_entities`; only
+        the branches of its ancestors are walked."""
+        yield from _walk_type(self, data, self.ancestry(entity_type), 0, "")
+
+
+def _walk_type(
+    h: Hierarchy, node: dict[str, Any], chain: list[str], depth: int, prefix: str
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    etype = chain[depth]
+    collection = h.entities[etype].collection
+    children = node.get(collection)
+    if not isinstance(children, dict):
+        return
+    for eid, entity in children.items():
+        path = f"{prefix}.{Segment(collection, eid)}" if prefix else str(Segment(collection, eid))
+        if depth == len(chain) - 1:
+            yield path, entity
+        elif isinstance(entity, dict):
+            yield from _walk_type(h, entity, chain, depth + 1, path)
+
 
 def _walk(
     h: Hierarchy, node: dict[str, Any], parent_type: str | None, prefix: str

@@ -170,11 +170,13 @@ def check_operate(
         return CheckpointResult(i, "operate", score, f"{hit}/{len(cp.expect)} expected fields",
                                 [prefix + cp.target] if changed else [])
     # create: the best new entity of the type
-    old_paths = {p for t, p, _ in h.iter_entities(before) if t == cp.entity}
+    if cp.entity not in h.entities:
+        return CheckpointResult(i, "operate", 0.0, f"{cp.server} has no entity type {cp.entity!r}")
+    old_paths = {p for p, _ in h.iter_type(before, cp.entity)}
     best: tuple[int, str] | None = None
     total = len(cp.expect) + len(cp.parent_expect)
-    for etype, path, ent in h.iter_entities(after):
-        if etype != cp.entity or path in old_paths:
+    for path, ent in h.iter_type(after, cp.entity):
+        if path in old_paths:
             continue
         hit = fields_matched(cp.expect, ent)
         if cp.parent_expect:

@@ -55,8 +55,9 @@ def change_signatures(before: States, after: States) -> Counter[Signature]:
         b, a = before.get(server, {}), after.get(server, {})
         if b == a:  # nothing changed on this server: no entity walk needed
             continue
-        new_ids = _new_ids(h, b, a)
-        for change in diff_states(h, dict(b), dict(a)):
+        changes = diff_states(h, dict(b), dict(a))
+        new_ids = _new_ids(h, a, changes)
+        for change in changes:
             sig = _signature(server, h, change, b, new_ids)
             if sig is not None:
                 out[sig] += 1
@@ -112,9 +113,16 @@ def _scalar(value: Any, new_ids: set[str]) -> Any:
     return "<changed>"
 
 
-def _new_ids(h: Hierarchy, before: Mapping[str, Any], after: Mapping[str, Any]) -> set[str]:
-    old = {p for _, p, _ in h.iter_entities(dict(before))}
-    return {str(parse_path(p)[-1].selector) for _, p, _ in h.iter_entities(dict(after)) if p not in old}
+def _new_ids(h: Hierarchy, after: Mapping[str, Any], changes: list[Change]) -> set[str]:
+    """Ids of every entity the changes created, descendants of a created entity included."""
+    tree = ContextTree(h, dict(after))
+    out: set[str] = set()
+    for change in changes:
+        if change.op == "create":
+            out.add(str(parse_path(change.path)[-1].selector))
+            out.update(str(parse_path(p)[-1].selector) for _, p, _ in h.iter_below(tree.get(change.path),
+                                                                                     change.entity_type, change.path))
+    return out
 
 
 def _exists(h: Hierarchy, state: Mapping[str, Any], path: str) -> bool:
