@@ -7,6 +7,7 @@ object (or the MCP server's own ``{"error": ...}``), the message and an unchange
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -122,10 +123,12 @@ async def test_unknown_tool_and_extra_argument() -> None:
                      "body.filter should be not present")
 
 
-async def test_output_is_two_space_json() -> None:
+async def test_output_is_compact_json() -> None:
     async with Notion() as n:
         r = await n.client.call_tool("notion_retrieve_bot_user", {})
-        assert r.content[0].text.startswith('{\n  "object": "user"')
+        text = r.content[0].text
+        assert text.startswith('{"object":"user","id":')
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
 
 
 # -- notion_append_block_children ---------------------------------------------------------------------
