@@ -14,7 +14,7 @@ import pytest
 
 from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.notion.tools import plain
+from mcp_persona.apps.notion.tools import plain, rich_text_view
 
 pytestmark = pytest.mark.anyio
 
@@ -143,10 +143,12 @@ async def test_append_block_children_appends_in_order_with_nesting() -> None:
         assert body["object"] == "list" and body["type"] == "block" and body["has_more"] is False
         heading, todo = body["results"]
         assert heading["type"] == "heading_3" and heading["parent"] == {"type": "page_id", "page_id": INBOX}
-        assert heading["heading_3"]["rich_text"][0]["plain_text"] == "Today"
-        assert heading["heading_3"]["is_toggleable"] is False
+        # defaults are left out: all-false annotations, the default color, an untoggleable heading, no children
+        assert heading["heading_3"] == {"rich_text": [{"type": "text", "text": {"content": "Today"}}]}
+        assert "has_children" not in heading and "archived" not in heading
         assert todo["to_do"]["checked"] is False and todo["has_children"] is True
-        assert todo["to_do"]["rich_text"][0]["annotations"]["bold"] is True
+        assert todo["to_do"]["rich_text"] == [{"type": "text", "text": {"content": "Call the print vendor"},
+                                               "annotations": {"bold": True}}]
         assert todo["created_by"] == {"object": "user", "id": BOT}
         assert todo["created_time"].startswith("2026-03-10T01:30")
         page = n.data["pages"][INBOX]
@@ -174,7 +176,11 @@ async def test_append_block_children_after_and_into_a_block() -> None:
         item = body["results"][0]
         assert item["parent"] == {"type": "block_id", "block_id": TOGGLE}
         assert plain(item["bulleted_list_item"]["rich_text"]) == "@Song Ke prefers a flat fee"
-        assert item["bulleted_list_item"]["rich_text"][1]["href"] == "https://example.com/x"
+        mention, link = item["bulleted_list_item"]["rich_text"]
+        assert mention == {"type": "mention", "mention": {"type": "user", "user": {"object": "user", "id": SONG}},
+                           "plain_text": "@Song Ke"}
+        assert link == {"type": "text", "text": {"content": " prefers a flat fee",
+                                                 "link": {"url": "https://example.com/x"}}}
         assert n.data["blocks"][TOGGLE]["children"] == [TOGGLE_CHILD, item["id"]]
         assert n.data["pages"][BRIEF]["last_edited_by"] == BOT  # the page holding the toggle was edited too
 
@@ -240,11 +246,10 @@ async def test_retrieve_block_blocks_pages_and_databases() -> None:
     async with Notion() as n:
         b = await n.ok("notion_retrieve_block", {"block_id": CONTEXT_PARA.replace("-", "").upper()})
         assert b["object"] == "block" and b["id"] == CONTEXT_PARA and b["type"] == "paragraph"
-        assert b["paragraph"]["rich_text"][0]["plain_text"] == "Creators bring trust that paid ads do not."
-        assert b["parent"] == {"type": "page_id", "page_id": BRIEF} and b["has_children"] is False
+        assert plain(b["paragraph"]["rich_text"]) == "Creators bring trust that paid ads do not."
+        assert b["parent"] == {"type": "page_id", "page_id": BRIEF} and "has_children" not in b
         toggle = await n.ok("notion_retrieve_block", {"block_id": TOGGLE})
-        assert toggle["has_children"] is True and toggle["toggle"]["rich_text"][0]["plain_text"] == \
-            "Flat fee or revenue share?"
+        assert toggle["has_children"] is True and plain(toggle["toggle"]["rich_text"]) == "Flat fee or revenue share?"
         sub = await n.ok("notion_retrieve_block", {"block_id": BRIEF})
         assert sub["type"] == "child_page" and sub["child_page"] == {"title": "Creator program brief"}
         assert sub["parent"] == {"type": "page_id", "page_id": HOME} and sub["has_children"] is True
@@ -352,7 +357,7 @@ async def test_update_block_replaces_only_the_given_fields() -> None:
         old_text = CTX["blocks"][todo]["to_do"]["rich_text"]
         body, changes = await n.changes("notion_update_block", {"block_id": todo,
                                                                 "block": {"to_do": {"checked": True}}})
-        assert body["to_do"]["checked"] is True and body["to_do"]["rich_text"] == old_text
+        assert body["to_do"]["checked"] is True and body["to_do"]["rich_text"] == rich_text_view(old_text)
         assert body["last_edited_by"] == {"object": "user", "id": BOT}
         assert described(changes) == [("modify", "block", f"blocks[{todo}]"), ("modify", "page", f"pages[{INBOX}]")]
         stored = n.data["blocks"][todo]
@@ -371,7 +376,7 @@ async def test_update_block_archive_and_restore() -> None:
                      VALIDATION, "Can't edit block that is archived.")
         body = await n.ok("notion_update_block", {"block_id": HEADING, "block": {"archived": False,
                                                                                 "heading_2": {"rich_text": rt("Why")}}})
-        assert body["archived"] is False and plain(body["heading_2"]["rich_text"]) == "Why"
+        assert "archived" not in body and plain(body["heading_2"]["rich_text"]) == "Why"
         body = await n.ok("notion_update_block", {"block_id": INBOX, "block": {"archived": True}})
         assert body["type"] == "child_page" and n.data["pages"][INBOX]["archived"] is True
 
@@ -409,12 +414,14 @@ async def test_retrieve_page_row_and_plain_page() -> None:
         assert page["parent"] == {"type": "database_id", "database_id": TASKS}
         props = page["properties"]
         assert list(props) == ["Name", "Status", "Priority", "Due", "Assignee", "Tags", "Estimate (h)"]
-        assert props["Name"]["id"] == "title" and props["Name"]["title"][0]["plain_text"] == \
-            "Prepare Q1 campaign summary deck"
+        assert props["Name"] == {"id": "title", "type": "title", "title": [
+            {"type": "text", "text": {"content": "Prepare Q1 campaign summary deck"}}]}
         assert props["Status"]["status"]["name"] == "Not started"
-        assert props["Due"]["date"] == {"start": "2026-03-16", "end": None, "time_zone": None}
-        assert props["Assignee"]["people"] == [{"object": "user", "id": SONG, "name": "Song Ke", "avatar_url": None,
-                                                "type": "person", "person": {"email": "song.ke@orbitlab.cn"}}]
+        assert props["Due"]["date"] == {"start": "2026-03-16"}  # a null end and time_zone are left out
+        assert props["Assignee"]["people"] == [{"object": "user", "id": SONG, "name": "Song Ke", "type": "person",
+                                                "person": {"email": "song.ke@orbitlab.cn"}}]
+        # empty defaults are left out; an empty property value stays (it says the property is not set)
+        assert not {"cover", "public_url", "archived"} & set(page)
         assert props["Estimate (h)"]["number"] == 6 and [t["name"] for t in props["Tags"]["multi_select"]] == \
             ["reporting"]
         assert page["url"] == "https://www.notion.so/Prepare-Q1-campaign-summary-deck-" + row_id.replace("-", "")
@@ -551,7 +558,7 @@ async def test_list_all_users_errors() -> None:
 async def test_retrieve_user_and_bot() -> None:
     async with Notion() as n:
         user = await n.ok("notion_retrieve_user", {"user_id": WANG.replace("-", "")})
-        assert user == {"object": "user", "id": WANG, "name": "Wang Fang", "avatar_url": None, "type": "person",
+        assert user == {"object": "user", "id": WANG, "name": "Wang Fang", "type": "person",
                         "person": {"email": "wang.fang@orbitlab.cn"}}
         bot = await n.ok("notion_retrieve_user", {"user_id": BOT})
         assert bot["type"] == "bot" and bot["bot"]["workspace_name"] == "Orbit Lab"
@@ -759,7 +766,9 @@ async def test_retrieve_database() -> None:
     async with Notion() as n:
         db = await n.ok("notion_retrieve_database", {"database_id": READING.replace("-", "")})
         assert db["object"] == "database" and db["id"] == READING and plain(db["title"]) == "Reading list"
-        assert db["parent"] == {"type": "page_id", "page_id": HOME} and db["is_inline"] is False
+        assert db["parent"] == {"type": "page_id", "page_id": HOME}
+        assert db["title"] == [{"type": "text", "text": {"content": "Reading list"}}]
+        assert not {"is_inline", "archived", "cover", "public_url"} & set(db)
         assert {n: p["type"] for n, p in db["properties"].items()} == {
             "Title": "title", "Author": "rich_text", "Type": "select", "Status": "select", "Rating": "number",
             "Finished on": "date", "Favorite": "checkbox", "Tags": "multi_select", "Recommended by": "people"}
@@ -901,7 +910,9 @@ async def test_retrieve_comments_of_a_page_and_a_block() -> None:
         assert [c["id"] for c in body["results"]] == [c["id"] for c in page_comments]
         first = body["results"][0]
         assert first["parent"] == {"type": "page_id", "page_id": BRIEF}
-        assert first["created_by"]["object"] == "user" and first["rich_text"] == page_comments[0]["rich_text"]
+        assert first["created_by"]["object"] == "user"
+        assert first["rich_text"] == rich_text_view(page_comments[0]["rich_text"])
+        assert plain(first["rich_text"]) == plain(page_comments[0]["rich_text"])
         on_block = await n.ok("notion_retrieve_comments", {"block_id": BLOCK_COMMENT["block_id"]})
         assert [c["id"] for c in on_block["results"]] == [BLOCK_COMMENT["id"]]
         assert on_block["results"][0]["parent"] == {"type": "block_id", "block_id": BLOCK_COMMENT["block_id"]}

@@ -34,7 +34,12 @@ NOTION_MARKDOWN_CONVERSION is set, so answers are always JSON.
 
 Invented or approximated (the real wording or behaviour is unknown or the upstream server is broken):
 answers are compact JSON (no indentation or spaces after separators), since every later request of the
-conversation resends them;
+conversation resends them, and leave out what the API fills in by default: in rich text, annotations that
+are all false / "default" (only the marks set are kept), a null ``link`` or ``href`` and a text object's
+``plain_text`` (its ``text.content``; mentions and equations keep theirs); in objects, a null ``cover``,
+``icon``, ``public_url``, ``avatar_url`` or date ``end`` / ``time_zone``, a false ``archived``,
+``has_children``, ``is_inline`` or ``is_toggleable``, a "default" block color, an empty description or
+caption, and the list's empty ``"<type>": {}``; a to-do's ``checked`` and an unset property value stay;
 the messages for a page id given where a database is expected and the reverse ("Provided ID ... is a
 page, not a database ..."), for a filter on an unknown property ("Could not find property with name or
 id: ...") or of the wrong type ("database property status does not match filter select"), for a missing

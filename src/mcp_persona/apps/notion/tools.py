@@ -3,8 +3,8 @@
 Objects are stored close to the Notion API's own shape (page properties and database schemas keyed by
 property name, rich text arrays with ``plain_text``), and rendered as API objects on the way out: a
 ``parent`` object from the stored parent field, ``has_children`` from the live children, people
-properties expanded to user objects. Every write is attributed to the integration's bot user, as in
-the real API.
+properties expanded to user objects, the API's default fields left out (see the app's docstring). Every
+write is attributed to the integration's bot user, as in the real API.
 """
 
 from __future__ import annotations
@@ -139,7 +139,9 @@ def user_mention(user_id: str, name: str) -> dict[str, Any]:
 
 
 def plain(rich_text: Sequence[dict[str, Any]] | None) -> str:
-    return "".join(str(r.get("plain_text", "")) for r in rich_text or [])
+    """The text of a rich text array, stored (with ``plain_text``) or as answered (text objects without it)."""
+    return "".join(str(r["plain_text"] if "plain_text" in r else (r.get("text") or {}).get("content", ""))
+                   for r in rich_text or [])
 
 
 def normalize_id(value: str, where: str) -> str:
@@ -262,13 +264,43 @@ def _touch(env: AppEnv, kind: str, obj: dict[str, Any]) -> None:
 
 
 # -- views ---------------------------------------------------------------------------------------------
+# Answers leave out what the API fills in by default (see the app's docstring): every later request of the
+# conversation resends them, and a page of blocks is mostly this boilerplate otherwise.
+_DEFAULT_MARKS = annotations()
+
+
+def rich_text_view(items: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """A stored rich text array as answered: annotations only where not the default, no null link or href,
+    and a text object's ``plain_text`` (always its ``text.content``) left out."""
+    out: list[dict[str, Any]] = []
+    for item in items or []:
+        kind = item["type"]
+        view: dict[str, Any] = {"type": kind}
+        if kind == "text":
+            link = item["text"].get("link")
+            view["text"] = {"content": item["text"]["content"]} | ({"link": dict(link)} if link else {})
+        else:
+            view[kind] = copy.deepcopy(item[kind])
+        marks = {k: v for k, v in (item.get("annotations") or {}).items() if _DEFAULT_MARKS.get(k) != v}
+        if marks:
+            view["annotations"] = marks
+        if kind != "text":  # a mention's or equation's text is rendered: it says who or what
+            view["plain_text"] = item.get("plain_text", "")
+            if item.get("href"):
+                view["href"] = item["href"]
+        out.append(view)
+    return out
+
+
 def _user_ref(uid: str | None) -> dict[str, Any]:
     return {"object": "user", "id": uid}
 
 
 def user_view(env: AppEnv, user: dict[str, Any]) -> dict[str, Any]:
-    view: dict[str, Any] = {"object": "user", "id": user["id"], "name": user.get("name"),
-                            "avatar_url": user.get("avatar_url"), "type": user.get("type", "person")}
+    view: dict[str, Any] = {"object": "user", "id": user["id"], "name": user.get("name")}
+    if user.get("avatar_url"):
+        view["avatar_url"] = user["avatar_url"]
+    view["type"] = user.get("type", "person")
     if view["type"] == "bot":
         view["bot"] = {"owner": {"type": "workspace", "workspace": True},
                        "workspace_name": _root(env).get("workspace_name")}
@@ -312,24 +344,34 @@ def _property_values(env: AppEnv, page: dict[str, Any]) -> dict[str, Any]:
                                                                                                     {}))))
         if prop["type"] == "people":
             value = [user_view(env, u) if (u := env.tree.top("user", ref["id"])) else ref for ref in value]
+        elif prop["type"] in ("title", "rich_text"):
+            value = rich_text_view(value)
+        elif prop["type"] == "date" and value:
+            value = {k: v for k, v in value.items() if v is not None}
         out[name] = {"id": prop["id"], "type": prop["type"], prop["type"]: value}
     return out
 
 
+def _set(**fields: Any) -> dict[str, Any]:
+    """The fields that hold something: None, False and empty lists are the API's defaults, left out."""
+    return {k: v for k, v in fields.items() if v is not None and v is not False and v != []}
+
+
 def page_view(env: AppEnv, page: dict[str, Any]) -> dict[str, Any]:
-    return {"object": "page", "id": page["id"], **_stamps(page), "cover": page.get("cover"),
-            "icon": page.get("icon"), "parent": _page_parent(page), "archived": bool(page.get("archived")),
-            "properties": _property_values(env, page), "url": url_of(page_title(env, page), page["id"]),
-            "public_url": None}
+    return {"object": "page", "id": page["id"], **_stamps(page),
+            **_set(cover=page.get("cover"), icon=page.get("icon")), "parent": _page_parent(page),
+            **_set(archived=bool(page.get("archived"))), "properties": _property_values(env, page),
+            "url": url_of(page_title(env, page), page["id"])}
 
 
 def database_view(env: AppEnv, db: dict[str, Any]) -> dict[str, Any]:
     parent = ({"type": "page_id", "page_id": db["parent_page_id"]} if db.get("parent_page_id")
               else {"type": "workspace", "workspace": True})
-    return {"object": "database", "id": db["id"], "cover": db.get("cover"), "icon": db.get("icon"), **_stamps(db),
-            "title": copy.deepcopy(db.get("title") or []), "description": copy.deepcopy(db.get("description") or []),
-            "is_inline": bool(db.get("is_inline")), "properties": copy.deepcopy(db["properties"]), "parent": parent,
-            "url": url_of("", db["id"]), "public_url": None, "archived": bool(db.get("archived"))}
+    return {"object": "database", "id": db["id"], **_set(cover=db.get("cover"), icon=db.get("icon")), **_stamps(db),
+            "title": rich_text_view(db.get("title")),
+            **_set(description=rich_text_view(db.get("description")), is_inline=bool(db.get("is_inline"))),
+            "properties": copy.deepcopy(db["properties"]), "parent": parent, "url": url_of("", db["id"]),
+            **_set(archived=bool(db.get("archived")))}
 
 
 def _live(env: AppEnv, ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -354,10 +396,23 @@ def block_view(env: AppEnv, block: dict[str, Any]) -> dict[str, Any]:
         content = {"title": plain(db.get("title")) if db else ""}
         has_children = False
     else:
-        content = copy.deepcopy(block.get(btype) or {})
+        content = _content_view(block.get(btype) or {})
         has_children = bool(_live(env, block.get("children") or []))
-    return {"object": "block", "id": block["id"], "parent": parent, **_stamps(block), "has_children": has_children,
-            "archived": bool(block.get("archived")), "type": btype, btype: content}
+    return {"object": "block", "id": block["id"], "parent": parent, **_stamps(block),
+            **_set(has_children=has_children, archived=bool(block.get("archived"))), "type": btype, btype: content}
+
+
+def _content_view(content: dict[str, Any]) -> dict[str, Any]:
+    """A block's content as answered: rich text compacted, the default color, an untoggleable heading and an
+    empty caption left out (a to-do's ``checked`` stays, false or not: it is what a to-do says)."""
+    out: dict[str, Any] = {}
+    for key, value in content.items():
+        if key in ("rich_text", "caption"):
+            if key == "rich_text" or value:
+                out[key] = rich_text_view(value)
+        elif not ((key == "color" and value == "default") or (key == "is_toggleable" and value is False)):
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def _as_block_view(env: AppEnv, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
@@ -375,8 +430,8 @@ def _as_block_view(env: AppEnv, kind: str, obj: dict[str, Any]) -> dict[str, Any
         parent = {"type": "page_id", "page_id": obj.get("parent_page_id")}
         content, has_children = {"title": plain(obj.get("title"))}, False
     btype = "child_page" if kind == "page" else "child_database"
-    return {"object": "block", "id": obj["id"], "parent": parent, **_stamps(obj), "has_children": has_children,
-            "archived": bool(obj.get("archived")), "type": btype, btype: content}
+    return {"object": "block", "id": obj["id"], "parent": parent, **_stamps(obj),
+            **_set(has_children=has_children, archived=bool(obj.get("archived"))), "type": btype, btype: content}
 
 
 def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
@@ -384,7 +439,7 @@ def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
               else {"type": "page_id", "page_id": comment.get("page_id")})
     return {"object": "comment", "id": comment["id"], "parent": parent, "discussion_id": comment["discussion_id"],
             "created_time": comment["created_time"], "last_edited_time": comment["last_edited_time"],
-            "created_by": _user_ref(comment.get("created_by")), "rich_text": copy.deepcopy(comment["rich_text"])}
+            "created_by": _user_ref(comment.get("created_by")), "rich_text": rich_text_view(comment["rich_text"])}
 
 
 # -- pagination: Notion's cursors are the id of the first item of the next page --------------------------
@@ -402,8 +457,9 @@ def _list(items: list[dict[str, Any]], start_cursor: str | None, page_size: int 
         start = ids.index(cursor)
     chunk = items[start:start + size]
     more = start + size < len(items)
+    # the API's empty ``kind: {}`` placeholder after "type" is left out, like every other empty default
     return {"object": "list", "results": chunk, "next_cursor": items[start + size]["id"] if more else None,
-            "has_more": more, "type": kind, kind: {}}
+            "has_more": more, "type": kind}
 
 
 # -- input shapes --------------------------------------------------------------------------------------
