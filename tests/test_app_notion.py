@@ -14,7 +14,7 @@ import pytest
 
 from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.notion.tools import plain, rich_text_view
+from mcp_persona.apps.notion.tools import SEARCH_PAGE_SIZE, plain, rich_text_view
 
 pytestmark = pytest.mark.anyio
 
@@ -281,10 +281,13 @@ async def test_retrieve_block_children_in_order_and_paged() -> None:
         assert types == ["paragraph", "heading_2", "child_database", "child_database", "child_page", "child_page"]
         assert [b["id"] for b in body["results"]][2:] == [TASKS, READING, MEETINGS, BRIEF]
         assert body["results"][4]["child_page"] == {"title": "Meetings"}
-        first = await n.ok("notion_retrieve_block_children", {"block_id": BRIEF, "page_size": 5})
+        whole = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF})  # a page's content: 100
+        assert [b["id"] for b in whole["results"]] == CTX["pages"][BRIEF]["children"] and whole["has_more"] is False
+        first = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF, "page_size": 5})
         assert len(first["results"]) == 5 and first["has_more"] is True
         assert first["next_cursor"] == CTX["pages"][BRIEF]["children"][5]
-        rest = await n.ok("notion_retrieve_block_children", {"block_id": BRIEF, "start_cursor": first["next_cursor"]})
+        rest = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF,
+                                                                    "start_cursor": first["next_cursor"]})
         assert [b["id"] for b in first["results"] + rest["results"]] == CTX["pages"][BRIEF]["children"]
         assert rest["has_more"] is False and rest["next_cursor"] is None
         nested = await n.ok("notion_retrieve_block_children", {"block_id": TOGGLE})
@@ -985,7 +988,7 @@ async def test_search_titles_filters_and_sort() -> None:
         dbs = await n.ok("notion_search", {"filter": {"property": "object", "value": "database"}})
         assert sorted(plain(r["title"]) for r in dbs["results"]) == ["My tasks", "Reading list"]
         assert all(r["object"] == "database" for r in dbs["results"])
-        everything = await n.ok("notion_search", {})
+        everything = await n.ok("notion_search", {"page_size": 100})
         assert len(everything["results"]) == len(CTX["pages"]) + len(CTX["databases"])
         assert everything["results"][0]["id"] == INBOX  # edited most recently
         oldest = await n.ok("notion_search", {"sort": {"direction": "ascending", "timestamp": "last_edited_time"},
@@ -995,6 +998,37 @@ async def test_search_titles_filters_and_sort() -> None:
             "Rating": {"number": 4}}})
         assert (await n.ok("notion_search", {"page_size": 1}))["results"][0]["id"] == ROWS["Hooked"]
         assert (await n.ok("notion_search", {"query": "no such thing"}))["results"] == []
+
+
+async def test_search_pages_by_ten_and_pages_to_everything() -> None:
+    async with Notion() as n:
+        total = len(CTX["pages"]) + len(CTX["databases"])
+        assert total > 2 * SEARCH_PAGE_SIZE
+        whole = [r["id"] for r in (await n.unchanged("notion_search", {"page_size": 100}))["results"]]
+        assert len(whole) == total
+        seen: list[str] = []
+        cursor: str | None = None
+        while True:
+            body = await n.unchanged("notion_search", {"start_cursor": cursor} if cursor else {})
+            ids = [r["id"] for r in body["results"]]
+            assert len(ids) == min(SEARCH_PAGE_SIZE, total - len(seen))
+            seen += ids
+            assert body["has_more"] is (len(seen) < total)
+            if not body["has_more"]:
+                assert body["next_cursor"] is None
+                break
+            assert body["next_cursor"] == whole[len(seen)]  # Notion's cursor: the id of the next page's first item
+            cursor = body["next_cursor"]
+        assert seen == whole  # every item once, in order
+        # a cursor without dashes works; one that is not in this result set is rejected, the state untouched
+        again = await n.unchanged("notion_search", {"start_cursor": whole[10].replace("-", ""), "page_size": 2})
+        assert [r["id"] for r in again["results"]] == whole[10:12] and again["next_cursor"] == whole[12]
+        await n.fail("notion_search", {"query": "brief", "start_cursor": whole[-1]}, VALIDATION,
+                     f"start_cursor provided is invalid: {whole[-1]}")
+        await n.fail("notion_search", {"start_cursor": "page-2"}, VALIDATION,
+                     "start_cursor provided is invalid: page-2")
+        small = await n.unchanged("notion_search", {"query": "brief"})
+        assert len(small["results"]) == 2 and small["has_more"] is False and small["next_cursor"] is None
 
 
 async def test_search_errors() -> None:
@@ -1024,3 +1058,86 @@ async def test_other_personas_have_a_working_workspace(persona: str) -> None:
             assert len(rows["results"]) >= 5
         meetings = await n.ok("notion_search", {"query": "meeting"})
         assert meetings["results"]
+
+
+# -- the answers' size and shape on every seeded workspace ----------------------------------------------
+# The largest answer of a read tool on the seeded contexts: a 10-row database query (~14.4k characters); a
+# bare search's first page is ~10.4k. Every later request of an agent's conversation resends it.
+MAX_ANSWER_CHARS = 16_000
+_NULL_DEFAULTS = {"href", "link", "cover", "icon", "public_url", "avatar_url", "end", "time_zone"}
+_FALSE_DEFAULTS = {"archived", "has_children", "is_inline", "is_toggleable"}
+_MARKS = {"bold": False, "italic": False, "strikethrough": False, "underline": False, "code": False,
+          "color": "default"}
+
+
+def _is_default(owner: dict[str, Any], key: str, item: Any) -> bool:
+    if key in _NULL_DEFAULTS:
+        return item is None
+    if key in _FALSE_DEFAULTS:
+        return item is False
+    if key == "annotations":
+        return any(item.get(m) == d for m, d in _MARKS.items())
+    if key == "plain_text":  # a text object's is its text.content
+        return owner.get("type") == "text"
+    if key == "description":
+        return item == []
+    if key == owner.get("type") and owner.get("object") == "list":  # the list's empty "<type>": {}
+        return True
+    if key == owner.get("type") and owner.get("object") == "block" and isinstance(item, dict):  # block content
+        return item.get("color") == "default" or item.get("caption") == [] or item.get("is_toggleable") is False
+    return False
+
+
+def boilerplate(value: Any, where: str = "$") -> list[str]:
+    """Where an answer still carries one of the API's defaults that the app leaves out."""
+    found: list[str] = []
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found += boilerplate(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _is_default(value, key, item):
+                found.append(f"{where}.{key}")
+            found += boilerplate(item, f"{where}.{key}")
+    return found
+
+
+async def _read_everything(n: Notion) -> list[tuple[str, str, str]]:
+    """(tool, arguments, answer text) for every read of the workspace: search, rows, pages, blocks, comments."""
+    out: list[tuple[str, str, str]] = []
+
+    async def read(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        before = n.env.tree.hash()
+        result = await n.client.call_tool(tool, args)
+        assert not result.is_error and n.env.tree.hash() == before, (tool, args)
+        text = result.content[0].text
+        out.append((tool, json.dumps(args), text))
+        body: dict[str, Any] = json.loads(text)
+        return body
+
+    await read("notion_search", {})
+    await read("notion_list_all_users", {})
+    data = n.data
+    for did in data["databases"]:
+        await read("notion_retrieve_database", {"database_id": did})
+        await read("notion_query_database", {"database_id": did})
+    for pid in data["pages"]:
+        await read("notion_retrieve_page", {"page_id": pid})
+        await read("notion_retrieve_comments", {"block_id": pid})
+    for oid in [*data["pages"], *data["databases"]]:  # pages and databases seen as blocks
+        await read("notion_retrieve_block", {"block_id": oid})
+    for oid in [*data["pages"], *(b for b, block in data["blocks"].items() if block.get("children"))]:
+        await read("notion_retrieve_block_children", {"block_id": oid})
+    return out
+
+
+@pytest.mark.parametrize("persona", ["chen_yu", "lin_wei", "maya_patel"])
+async def test_answers_are_compact_and_bounded(persona: str) -> None:
+    async with Notion(persona) as n:
+        answers = await _read_everything(n)
+    assert len(answers) > 100
+    biggest = max(answers, key=lambda a: len(a[2]))
+    assert len(biggest[2]) <= MAX_ANSWER_CHARS, (biggest[0], biggest[1], len(biggest[2]))
+    for tool, args, text in answers:
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":")), (tool, args)
+        assert not boilerplate(json.loads(text)), (tool, args, boilerplate(json.loads(text))[:5])

@@ -40,6 +40,8 @@ are all false / "default" (only the marks set are kept), a null ``link`` or ``hr
 ``icon``, ``public_url``, ``avatar_url`` or date ``end`` / ``time_zone``, a false ``archived``,
 ``has_children``, ``is_inline`` or ``is_toggleable``, a "default" block color, an empty description or
 caption, and the list's empty ``"<type>": {}``; a to-do's ``checked`` and an unset property value stay;
+notion_search answers 10 results per page unless ``page_size`` says otherwise (the API's default is 100,
+which would answer a bare search with the whole workspace; every other list keeps 100);
 the messages for a page id given where a database is expected and the reverse ("Provided ID ... is a
 page, not a database ..."), for a filter on an unknown property ("Could not find property with name or
 id: ...") or of the wrong type ("database property status does not match filter select"), for a missing

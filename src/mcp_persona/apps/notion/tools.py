@@ -81,6 +81,11 @@ Format = Annotated[
     Field(description="Response format. Markdown conversion is disabled on this server: always JSON."),
 ]
 PageSize = Annotated[int | None, Field(ge=1, le=100, description="Number of results per page (max 100)")]
+# Search answers whole pages and databases (a database with its schema is ~3 KB): the API's default of 100
+# would answer a bare search with the entire workspace, so search pages by 10 unless told otherwise.
+SEARCH_PAGE_SIZE = 10
+SearchPageSize = Annotated[int | None, Field(ge=1, le=100, description=(
+    f"Number of results per page (default {SEARCH_PAGE_SIZE}, max 100)"))]
 Cursor = Annotated[str | None, Field(description="Pagination cursor: the next_cursor of the previous response")]
 
 Color = Literal[
@@ -281,6 +286,8 @@ def rich_text_view(items: Sequence[dict[str, Any]] | None) -> list[dict[str, Any
             view["text"] = {"content": item["text"]["content"]} | ({"link": dict(link)} if link else {})
         else:
             view[kind] = copy.deepcopy(item[kind])
+            if view[kind].get("type") == "date":  # a date mention
+                view[kind]["date"] = _date_view(view[kind]["date"])
         marks = {k: v for k, v in (item.get("annotations") or {}).items() if _DEFAULT_MARKS.get(k) != v}
         if marks:
             view["annotations"] = marks
@@ -290,6 +297,11 @@ def rich_text_view(items: Sequence[dict[str, Any]] | None) -> list[dict[str, Any
                 view["href"] = item["href"]
         out.append(view)
     return out
+
+
+def _date_view(value: dict[str, Any]) -> dict[str, Any]:
+    """A date value without its null ``end`` / ``time_zone``."""
+    return {k: v for k, v in value.items() if v is not None}
 
 
 def _user_ref(uid: str | None) -> dict[str, Any]:
@@ -347,7 +359,7 @@ def _property_values(env: AppEnv, page: dict[str, Any]) -> dict[str, Any]:
         elif prop["type"] in ("title", "rich_text"):
             value = rich_text_view(value)
         elif prop["type"] == "date" and value:
-            value = {k: v for k, v in value.items() if v is not None}
+            value = _date_view(value)
         out[name] = {"id": prop["id"], "type": prop["type"], prop["type"]: value}
     return out
 
@@ -443,8 +455,9 @@ def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- pagination: Notion's cursors are the id of the first item of the next page --------------------------
-def _list(items: list[dict[str, Any]], start_cursor: str | None, page_size: int | None, kind: str,
-          where: str) -> dict[str, Any]:
+def _list(items: Sequence[dict[str, Any]], start_cursor: str | None, page_size: int | None, kind: str,
+          where: str, view: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One page of ``items`` (objects with an ``id``) as a Notion list; ``view`` renders the page's items only."""
     size = page_size or 100
     start = 0
     if start_cursor:
@@ -455,11 +468,11 @@ def _list(items: list[dict[str, Any]], start_cursor: str | None, page_size: int 
         if cursor not in ids:
             raise _invalid(f"start_cursor provided is invalid: {start_cursor}", "range")
         start = ids.index(cursor)
-    chunk = items[start:start + size]
+    chunk = list(items[start:start + size])
     more = start + size < len(items)
     # the API's empty ``kind: {}`` placeholder after "type" is left out, like every other empty default
-    return {"object": "list", "results": chunk, "next_cursor": items[start + size]["id"] if more else None,
-            "has_more": more, "type": kind}
+    return {"object": "list", "results": [view(i) for i in chunk] if view else chunk,
+            "next_cursor": items[start + size]["id"] if more else None, "has_more": more, "type": kind}
 
 
 # -- input shapes --------------------------------------------------------------------------------------
@@ -900,8 +913,8 @@ def notion_retrieve_block_children(
     """Retrieve the children of a block (for a page: its content), in order. Deleted blocks are left out."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
     ids = [] if kind == "database" else obj.get("children") or []
-    return _list([block_view(env, b) for b in _live(env, ids)], start_cursor, page_size, "block",
-                 "query.start_cursor")
+    return _list(_live(env, ids), start_cursor, page_size, "block", "query.start_cursor",
+                 lambda b: block_view(env, b))
 
 
 @APP.tool(mutates=True)
@@ -1283,8 +1296,8 @@ def notion_query_database(
     rows.sort(key=lambda p: (p.get("created_time") or "", p["id"]), reverse=True)
     for sort in reversed(sorts or []):
         rows = _sorted(schema, rows, sort)
-    return _list([page_view(env, p) for p in rows], start_cursor, page_size, "page_or_database",
-                 "body.start_cursor")
+    return _list(rows, start_cursor, page_size, "page_or_database", "body.start_cursor",
+                 lambda p: page_view(env, p))
 
 
 def _value(page: dict[str, Any], name: str, prop: dict[str, Any]) -> Any:
@@ -1739,20 +1752,24 @@ def notion_search(
         "Sort order of results: {\"direction\": \"ascending\" | \"descending\", \"timestamp\": "
         "\"last_edited_time\"}"))] = None,
     start_cursor: Cursor = None,
-    page_size: PageSize = None,
+    page_size: SearchPageSize = None,
     format: Format = None,
 ) -> dict[str, Any]:
     """Search pages (database rows included) and databases by title in Notion. Every word of the query must
     appear in the title (case-insensitive); without a query, everything is listed. Most recently edited first
-    unless sort says otherwise."""
+    unless sort says otherwise. Paged: when has_more is true, pass next_cursor back as start_cursor."""
     words = (query or "").lower().split()
-    found: list[tuple[str, dict[str, Any]]] = []
+    found: list[dict[str, Any]] = []
     if filter is None or filter.value == "page":
-        found += [(p["last_edited_time"], page_view(env, p)) for p in env.tree.list("pages")
+        found += [p for p in env.tree.list("pages")
                   if not p.get("archived") and all(w in page_title(env, p).lower() for w in words)]
+    dbs: set[str] = set()
     if filter is None or filter.value == "database":
-        found += [(d["last_edited_time"], database_view(env, d)) for d in env.tree.list("databases")
-                  if not d.get("archived") and all(w in plain(d.get("title")).lower() for w in words)]
+        matched = [d for d in env.tree.list("databases")
+                   if not d.get("archived") and all(w in plain(d.get("title")).lower() for w in words)]
+        found += matched
+        dbs = {d["id"] for d in matched}
     ascending = sort is not None and sort.direction == "ascending"
-    found.sort(key=lambda x: (x[0], x[1]["id"]), reverse=not ascending)
-    return _list([v for _, v in found], start_cursor, page_size, "page_or_database", "body.start_cursor")
+    found.sort(key=lambda o: (o["last_edited_time"], o["id"]), reverse=not ascending)
+    return _list(found, start_cursor, page_size or SEARCH_PAGE_SIZE, "page_or_database", "body.start_cursor",
+                 lambda o: database_view(env, o) if o["id"] in dbs else page_view(env, o))
