@@ -34,8 +34,8 @@ ARCHIVED_MESSAGE = "Can't edit block that is archived. You must unarchive the bl
 
 class NotionApp(App):
     def render(self, payload: Any) -> str:
-        # The real server pretty-prints (two-space indent); whitespace carries no meaning and, resent in every
-        # later request of the conversation, costs the agent ~40% more bytes, so answers are compact JSON.
+        # The real server pretty-prints (two-space indent); the whitespace carries no meaning, is resent in every
+        # later request of the conversation and makes a page of blocks ~70% larger, so answers are compact JSON.
         return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
