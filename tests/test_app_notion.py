@@ -7,13 +7,14 @@ object (or the MCP server's own ``{"error": ...}``), the message and an unchange
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from app_harness import AppSession
 from mcp_persona.apps import get_app
-from mcp_persona.apps.notion.tools import plain
+from mcp_persona.apps.notion.tools import SEARCH_PAGE_SIZE, plain, rich_text_view
 
 pytestmark = pytest.mark.anyio
 
@@ -122,10 +123,12 @@ async def test_unknown_tool_and_extra_argument() -> None:
                      "body.filter should be not present")
 
 
-async def test_output_is_two_space_json() -> None:
+async def test_output_is_compact_json() -> None:
     async with Notion() as n:
         r = await n.client.call_tool("notion_retrieve_bot_user", {})
-        assert r.content[0].text.startswith('{\n  "object": "user"')
+        text = r.content[0].text
+        assert text.startswith('{"object":"user","id":')
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
 
 
 # -- notion_append_block_children ---------------------------------------------------------------------
@@ -140,10 +143,12 @@ async def test_append_block_children_appends_in_order_with_nesting() -> None:
         assert body["object"] == "list" and body["type"] == "block" and body["has_more"] is False
         heading, todo = body["results"]
         assert heading["type"] == "heading_3" and heading["parent"] == {"type": "page_id", "page_id": INBOX}
-        assert heading["heading_3"]["rich_text"][0]["plain_text"] == "Today"
-        assert heading["heading_3"]["is_toggleable"] is False
+        # defaults are left out: all-false annotations, the default color, an untoggleable heading, no children
+        assert heading["heading_3"] == {"rich_text": [{"type": "text", "text": {"content": "Today"}}]}
+        assert "has_children" not in heading and "archived" not in heading
         assert todo["to_do"]["checked"] is False and todo["has_children"] is True
-        assert todo["to_do"]["rich_text"][0]["annotations"]["bold"] is True
+        assert todo["to_do"]["rich_text"] == [{"type": "text", "text": {"content": "Call the print vendor"},
+                                               "annotations": {"bold": True}}]
         assert todo["created_by"] == {"object": "user", "id": BOT}
         assert todo["created_time"].startswith("2026-03-10T01:30")
         page = n.data["pages"][INBOX]
@@ -171,7 +176,11 @@ async def test_append_block_children_after_and_into_a_block() -> None:
         item = body["results"][0]
         assert item["parent"] == {"type": "block_id", "block_id": TOGGLE}
         assert plain(item["bulleted_list_item"]["rich_text"]) == "@Song Ke prefers a flat fee"
-        assert item["bulleted_list_item"]["rich_text"][1]["href"] == "https://example.com/x"
+        mention, link = item["bulleted_list_item"]["rich_text"]
+        assert mention == {"type": "mention", "mention": {"type": "user", "user": {"object": "user", "id": SONG}},
+                           "plain_text": "@Song Ke"}
+        assert link == {"type": "text", "text": {"content": " prefers a flat fee",
+                                                 "link": {"url": "https://example.com/x"}}}
         assert n.data["blocks"][TOGGLE]["children"] == [TOGGLE_CHILD, item["id"]]
         assert n.data["pages"][BRIEF]["last_edited_by"] == BOT  # the page holding the toggle was edited too
 
@@ -237,11 +246,10 @@ async def test_retrieve_block_blocks_pages_and_databases() -> None:
     async with Notion() as n:
         b = await n.ok("notion_retrieve_block", {"block_id": CONTEXT_PARA.replace("-", "").upper()})
         assert b["object"] == "block" and b["id"] == CONTEXT_PARA and b["type"] == "paragraph"
-        assert b["paragraph"]["rich_text"][0]["plain_text"] == "Creators bring trust that paid ads do not."
-        assert b["parent"] == {"type": "page_id", "page_id": BRIEF} and b["has_children"] is False
+        assert plain(b["paragraph"]["rich_text"]) == "Creators bring trust that paid ads do not."
+        assert b["parent"] == {"type": "page_id", "page_id": BRIEF} and "has_children" not in b
         toggle = await n.ok("notion_retrieve_block", {"block_id": TOGGLE})
-        assert toggle["has_children"] is True and toggle["toggle"]["rich_text"][0]["plain_text"] == \
-            "Flat fee or revenue share?"
+        assert toggle["has_children"] is True and plain(toggle["toggle"]["rich_text"]) == "Flat fee or revenue share?"
         sub = await n.ok("notion_retrieve_block", {"block_id": BRIEF})
         assert sub["type"] == "child_page" and sub["child_page"] == {"title": "Creator program brief"}
         assert sub["parent"] == {"type": "page_id", "page_id": HOME} and sub["has_children"] is True
@@ -273,10 +281,13 @@ async def test_retrieve_block_children_in_order_and_paged() -> None:
         assert types == ["paragraph", "heading_2", "child_database", "child_database", "child_page", "child_page"]
         assert [b["id"] for b in body["results"]][2:] == [TASKS, READING, MEETINGS, BRIEF]
         assert body["results"][4]["child_page"] == {"title": "Meetings"}
-        first = await n.ok("notion_retrieve_block_children", {"block_id": BRIEF, "page_size": 5})
+        whole = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF})  # a page's content: 100
+        assert [b["id"] for b in whole["results"]] == CTX["pages"][BRIEF]["children"] and whole["has_more"] is False
+        first = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF, "page_size": 5})
         assert len(first["results"]) == 5 and first["has_more"] is True
         assert first["next_cursor"] == CTX["pages"][BRIEF]["children"][5]
-        rest = await n.ok("notion_retrieve_block_children", {"block_id": BRIEF, "start_cursor": first["next_cursor"]})
+        rest = await n.unchanged("notion_retrieve_block_children", {"block_id": BRIEF,
+                                                                    "start_cursor": first["next_cursor"]})
         assert [b["id"] for b in first["results"] + rest["results"]] == CTX["pages"][BRIEF]["children"]
         assert rest["has_more"] is False and rest["next_cursor"] is None
         nested = await n.ok("notion_retrieve_block_children", {"block_id": TOGGLE})
@@ -349,7 +360,7 @@ async def test_update_block_replaces_only_the_given_fields() -> None:
         old_text = CTX["blocks"][todo]["to_do"]["rich_text"]
         body, changes = await n.changes("notion_update_block", {"block_id": todo,
                                                                 "block": {"to_do": {"checked": True}}})
-        assert body["to_do"]["checked"] is True and body["to_do"]["rich_text"] == old_text
+        assert body["to_do"]["checked"] is True and body["to_do"]["rich_text"] == rich_text_view(old_text)
         assert body["last_edited_by"] == {"object": "user", "id": BOT}
         assert described(changes) == [("modify", "block", f"blocks[{todo}]"), ("modify", "page", f"pages[{INBOX}]")]
         stored = n.data["blocks"][todo]
@@ -368,7 +379,7 @@ async def test_update_block_archive_and_restore() -> None:
                      VALIDATION, "Can't edit block that is archived.")
         body = await n.ok("notion_update_block", {"block_id": HEADING, "block": {"archived": False,
                                                                                 "heading_2": {"rich_text": rt("Why")}}})
-        assert body["archived"] is False and plain(body["heading_2"]["rich_text"]) == "Why"
+        assert "archived" not in body and plain(body["heading_2"]["rich_text"]) == "Why"
         body = await n.ok("notion_update_block", {"block_id": INBOX, "block": {"archived": True}})
         assert body["type"] == "child_page" and n.data["pages"][INBOX]["archived"] is True
 
@@ -406,12 +417,14 @@ async def test_retrieve_page_row_and_plain_page() -> None:
         assert page["parent"] == {"type": "database_id", "database_id": TASKS}
         props = page["properties"]
         assert list(props) == ["Name", "Status", "Priority", "Due", "Assignee", "Tags", "Estimate (h)"]
-        assert props["Name"]["id"] == "title" and props["Name"]["title"][0]["plain_text"] == \
-            "Prepare Q1 campaign summary deck"
+        assert props["Name"] == {"id": "title", "type": "title", "title": [
+            {"type": "text", "text": {"content": "Prepare Q1 campaign summary deck"}}]}
         assert props["Status"]["status"]["name"] == "Not started"
-        assert props["Due"]["date"] == {"start": "2026-03-16", "end": None, "time_zone": None}
-        assert props["Assignee"]["people"] == [{"object": "user", "id": SONG, "name": "Song Ke", "avatar_url": None,
-                                                "type": "person", "person": {"email": "song.ke@orbitlab.cn"}}]
+        assert props["Due"]["date"] == {"start": "2026-03-16"}  # a null end and time_zone are left out
+        assert props["Assignee"]["people"] == [{"object": "user", "id": SONG, "name": "Song Ke", "type": "person",
+                                                "person": {"email": "song.ke@orbitlab.cn"}}]
+        # empty defaults are left out; an empty property value stays (it says the property is not set)
+        assert not {"cover", "public_url", "archived"} & set(page)
         assert props["Estimate (h)"]["number"] == 6 and [t["name"] for t in props["Tags"]["multi_select"]] == \
             ["reporting"]
         assert page["url"] == "https://www.notion.so/Prepare-Q1-campaign-summary-deck-" + row_id.replace("-", "")
@@ -548,7 +561,7 @@ async def test_list_all_users_errors() -> None:
 async def test_retrieve_user_and_bot() -> None:
     async with Notion() as n:
         user = await n.ok("notion_retrieve_user", {"user_id": WANG.replace("-", "")})
-        assert user == {"object": "user", "id": WANG, "name": "Wang Fang", "avatar_url": None, "type": "person",
+        assert user == {"object": "user", "id": WANG, "name": "Wang Fang", "type": "person",
                         "person": {"email": "wang.fang@orbitlab.cn"}}
         bot = await n.ok("notion_retrieve_user", {"user_id": BOT})
         assert bot["type"] == "bot" and bot["bot"]["workspace_name"] == "Orbit Lab"
@@ -756,7 +769,9 @@ async def test_retrieve_database() -> None:
     async with Notion() as n:
         db = await n.ok("notion_retrieve_database", {"database_id": READING.replace("-", "")})
         assert db["object"] == "database" and db["id"] == READING and plain(db["title"]) == "Reading list"
-        assert db["parent"] == {"type": "page_id", "page_id": HOME} and db["is_inline"] is False
+        assert db["parent"] == {"type": "page_id", "page_id": HOME}
+        assert db["title"] == [{"type": "text", "text": {"content": "Reading list"}}]
+        assert not {"is_inline", "archived", "cover", "public_url"} & set(db)
         assert {n: p["type"] for n, p in db["properties"].items()} == {
             "Title": "title", "Author": "rich_text", "Type": "select", "Status": "select", "Rating": "number",
             "Finished on": "date", "Favorite": "checkbox", "Tags": "multi_select", "Recommended by": "people"}
@@ -898,7 +913,9 @@ async def test_retrieve_comments_of_a_page_and_a_block() -> None:
         assert [c["id"] for c in body["results"]] == [c["id"] for c in page_comments]
         first = body["results"][0]
         assert first["parent"] == {"type": "page_id", "page_id": BRIEF}
-        assert first["created_by"]["object"] == "user" and first["rich_text"] == page_comments[0]["rich_text"]
+        assert first["created_by"]["object"] == "user"
+        assert first["rich_text"] == rich_text_view(page_comments[0]["rich_text"])
+        assert plain(first["rich_text"]) == plain(page_comments[0]["rich_text"])
         on_block = await n.ok("notion_retrieve_comments", {"block_id": BLOCK_COMMENT["block_id"]})
         assert [c["id"] for c in on_block["results"]] == [BLOCK_COMMENT["id"]]
         assert on_block["results"][0]["parent"] == {"type": "block_id", "block_id": BLOCK_COMMENT["block_id"]}
@@ -971,7 +988,7 @@ async def test_search_titles_filters_and_sort() -> None:
         dbs = await n.ok("notion_search", {"filter": {"property": "object", "value": "database"}})
         assert sorted(plain(r["title"]) for r in dbs["results"]) == ["My tasks", "Reading list"]
         assert all(r["object"] == "database" for r in dbs["results"])
-        everything = await n.ok("notion_search", {})
+        everything = await n.ok("notion_search", {"page_size": 100})
         assert len(everything["results"]) == len(CTX["pages"]) + len(CTX["databases"])
         assert everything["results"][0]["id"] == INBOX  # edited most recently
         oldest = await n.ok("notion_search", {"sort": {"direction": "ascending", "timestamp": "last_edited_time"},
@@ -981,6 +998,37 @@ async def test_search_titles_filters_and_sort() -> None:
             "Rating": {"number": 4}}})
         assert (await n.ok("notion_search", {"page_size": 1}))["results"][0]["id"] == ROWS["Hooked"]
         assert (await n.ok("notion_search", {"query": "no such thing"}))["results"] == []
+
+
+async def test_search_pages_by_ten_and_pages_to_everything() -> None:
+    async with Notion() as n:
+        total = len(CTX["pages"]) + len(CTX["databases"])
+        assert total > 2 * SEARCH_PAGE_SIZE
+        whole = [r["id"] for r in (await n.unchanged("notion_search", {"page_size": 100}))["results"]]
+        assert len(whole) == total
+        seen: list[str] = []
+        cursor: str | None = None
+        while True:
+            body = await n.unchanged("notion_search", {"start_cursor": cursor} if cursor else {})
+            ids = [r["id"] for r in body["results"]]
+            assert len(ids) == min(SEARCH_PAGE_SIZE, total - len(seen))
+            seen += ids
+            assert body["has_more"] is (len(seen) < total)
+            if not body["has_more"]:
+                assert body["next_cursor"] is None
+                break
+            assert body["next_cursor"] == whole[len(seen)]  # Notion's cursor: the id of the next page's first item
+            cursor = body["next_cursor"]
+        assert seen == whole  # every item once, in order
+        # a cursor without dashes works; one that is not in this result set is rejected, the state untouched
+        again = await n.unchanged("notion_search", {"start_cursor": whole[10].replace("-", ""), "page_size": 2})
+        assert [r["id"] for r in again["results"]] == whole[10:12] and again["next_cursor"] == whole[12]
+        await n.fail("notion_search", {"query": "brief", "start_cursor": whole[-1]}, VALIDATION,
+                     f"start_cursor provided is invalid: {whole[-1]}")
+        await n.fail("notion_search", {"start_cursor": "page-2"}, VALIDATION,
+                     "start_cursor provided is invalid: page-2")
+        small = await n.unchanged("notion_search", {"query": "brief"})
+        assert len(small["results"]) == 2 and small["has_more"] is False and small["next_cursor"] is None
 
 
 async def test_search_errors() -> None:
@@ -1010,3 +1058,86 @@ async def test_other_personas_have_a_working_workspace(persona: str) -> None:
             assert len(rows["results"]) >= 5
         meetings = await n.ok("notion_search", {"query": "meeting"})
         assert meetings["results"]
+
+
+# -- the answers' size and shape on every seeded workspace ----------------------------------------------
+# The largest answer of a read tool on the seeded contexts: a 10-row database query (~14.4k characters); a
+# bare search's first page is ~10.4k. Every later request of an agent's conversation resends it.
+MAX_ANSWER_CHARS = 16_000
+_NULL_DEFAULTS = {"href", "link", "cover", "icon", "public_url", "avatar_url", "end", "time_zone"}
+_FALSE_DEFAULTS = {"archived", "has_children", "is_inline", "is_toggleable"}
+_MARKS = {"bold": False, "italic": False, "strikethrough": False, "underline": False, "code": False,
+          "color": "default"}
+
+
+def _is_default(owner: dict[str, Any], key: str, item: Any) -> bool:
+    if key in _NULL_DEFAULTS:
+        return item is None
+    if key in _FALSE_DEFAULTS:
+        return item is False
+    if key == "annotations":
+        return any(item.get(m) == d for m, d in _MARKS.items())
+    if key == "plain_text":  # a text object's is its text.content
+        return owner.get("type") == "text"
+    if key == "description":
+        return item == []
+    if key == owner.get("type") and owner.get("object") == "list":  # the list's empty "<type>": {}
+        return True
+    if key == owner.get("type") and owner.get("object") == "block" and isinstance(item, dict):  # block content
+        return item.get("color") == "default" or item.get("caption") == [] or item.get("is_toggleable") is False
+    return False
+
+
+def boilerplate(value: Any, where: str = "$") -> list[str]:
+    """Where an answer still carries one of the API's defaults that the app leaves out."""
+    found: list[str] = []
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found += boilerplate(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if _is_default(value, key, item):
+                found.append(f"{where}.{key}")
+            found += boilerplate(item, f"{where}.{key}")
+    return found
+
+
+async def _read_everything(n: Notion) -> list[tuple[str, str, str]]:
+    """(tool, arguments, answer text) for every read of the workspace: search, rows, pages, blocks, comments."""
+    out: list[tuple[str, str, str]] = []
+
+    async def read(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        before = n.env.tree.hash()
+        result = await n.client.call_tool(tool, args)
+        assert not result.is_error and n.env.tree.hash() == before, (tool, args)
+        text = result.content[0].text
+        out.append((tool, json.dumps(args), text))
+        body: dict[str, Any] = json.loads(text)
+        return body
+
+    await read("notion_search", {})
+    await read("notion_list_all_users", {})
+    data = n.data
+    for did in data["databases"]:
+        await read("notion_retrieve_database", {"database_id": did})
+        await read("notion_query_database", {"database_id": did})
+    for pid in data["pages"]:
+        await read("notion_retrieve_page", {"page_id": pid})
+        await read("notion_retrieve_comments", {"block_id": pid})
+    for oid in [*data["pages"], *data["databases"]]:  # pages and databases seen as blocks
+        await read("notion_retrieve_block", {"block_id": oid})
+    for oid in [*data["pages"], *(b for b, block in data["blocks"].items() if block.get("children"))]:
+        await read("notion_retrieve_block_children", {"block_id": oid})
+    return out
+
+
+@pytest.mark.parametrize("persona", ["chen_yu", "lin_wei", "maya_patel"])
+async def test_answers_are_compact_and_bounded(persona: str) -> None:
+    async with Notion(persona) as n:
+        answers = await _read_everything(n)
+    assert len(answers) > 100
+    biggest = max(answers, key=lambda a: len(a[2]))
+    assert len(biggest[2]) <= MAX_ANSWER_CHARS, (biggest[0], biggest[1], len(biggest[2]))
+    for tool, args, text in answers:
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":")), (tool, args)
+        assert not boilerplate(json.loads(text)), (tool, args, boilerplate(json.loads(text))[:5])

@@ -4,14 +4,15 @@ The real server (v1 tool set, Notion-Version 2022-06-28) is a thin wrapper over 
 ``notion_*`` tools with the API's own argument names (``block_id``, ``children``, ``after``, ``page_id``,
 ``properties``, ``database_id``, ``filter``, ``sorts``, ``start_cursor``, ``page_size``, ``rich_text``,
 ``parent``, ``discussion_id``, ``query``, ``sort``, plus ``format`` everywhere). It answers with the API
-object itself, pretty-printed as JSON (two-space indent): pages, databases, blocks, users and comments as
-Notion objects; lists as ``{"object": "list", "results": [...], "next_cursor", "has_more", "type", ...}``;
-failures as Notion error objects ``{"object": "error", "status": 404, "code": "object_not_found",
-"message": "Could not find page with ID: ..."}`` (400 ``validation_error`` for bad bodies, with Notion's
-``body failed validation: body.x should be defined, instead was `undefined`.`` wording). Two failures
-come from the MCP server itself, in its own ``{"error": "..."}`` shape: a missing required argument
-("Missing required argument: block_id") and a comment with neither parent nor discussion_id. The
-upstream server returns every failure as ordinary text; here failures also set ``isError``.
+object itself as JSON (the real server pretty-prints it with a two-space indent; here it is compact, see
+below): pages, databases, blocks, users and comments as Notion objects; lists as ``{"object": "list",
+"results": [...], "next_cursor", "has_more", "type", ...}``; failures as Notion error objects
+``{"object": "error", "status": 404, "code": "object_not_found", "message": "Could not find page with ID:
+..."}`` (400 ``validation_error`` for bad bodies, with Notion's ``body failed validation: body.x should be
+defined, instead was `undefined`.`` wording). Two failures come from the MCP server itself, in its own
+``{"error": "..."}`` shape: a missing required argument ("Missing required argument: block_id") and a
+comment with neither parent nor discussion_id. The upstream server returns every failure as ordinary text;
+here failures also set ``isError``.
 
 Kept quirks (real): ids are UUIDs, accepted with or without dashes and answered dashed; a malformed id
 fails with "path failed validation: path.page_id should be a valid uuid, instead was ..."; the
@@ -32,6 +33,15 @@ is accepted everywhere and ignored: the real server converts to markdown only wh
 NOTION_MARKDOWN_CONVERSION is set, so answers are always JSON.
 
 Invented or approximated (the real wording or behaviour is unknown or the upstream server is broken):
+answers are compact JSON (no indentation or spaces after separators), since every later request of the
+conversation resends them, and leave out what the API fills in by default: in rich text, annotations that
+are all false / "default" (only the marks set are kept), a null ``link`` or ``href`` and a text object's
+``plain_text`` (its ``text.content``; mentions and equations keep theirs); in objects, a null ``cover``,
+``icon``, ``public_url``, ``avatar_url`` or date ``end`` / ``time_zone``, a false ``archived``,
+``has_children``, ``is_inline`` or ``is_toggleable``, a "default" block color, an empty description or
+caption, and the list's empty ``"<type>": {}``; a to-do's ``checked`` and an unset property value stay;
+notion_search answers 10 results per page unless ``page_size`` says otherwise (the API's default is 100,
+which would answer a bare search with the whole workspace; every other list keeps 100);
 the messages for a page id given where a database is expected and the reverse ("Provided ID ... is a
 page, not a database ..."), for a filter on an unknown property ("Could not find property with name or
 id: ...") or of the wrong type ("database property status does not match filter select"), for a missing

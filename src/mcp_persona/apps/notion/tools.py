@@ -3,8 +3,8 @@
 Objects are stored close to the Notion API's own shape (page properties and database schemas keyed by
 property name, rich text arrays with ``plain_text``), and rendered as API objects on the way out: a
 ``parent`` object from the stored parent field, ``has_children`` from the live children, people
-properties expanded to user objects. Every write is attributed to the integration's bot user, as in
-the real API.
+properties expanded to user objects, the API's default fields left out (see the app's docstring). Every
+write is attributed to the integration's bot user, as in the real API.
 """
 
 from __future__ import annotations
@@ -33,8 +33,10 @@ ARCHIVED_MESSAGE = "Can't edit block that is archived. You must unarchive the bl
 
 
 class NotionApp(App):
-    def render(self, payload: Any) -> str:  # the real server answers JSON.stringify(response, null, 2)
-        return json.dumps(payload, ensure_ascii=False, indent=2)
+    def render(self, payload: Any) -> str:
+        # The real server pretty-prints (two-space indent); the whitespace carries no meaning, is resent in every
+        # later request of the conversation and makes a page of blocks ~70% larger, so answers are compact JSON.
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         if failure.code == SERVER:
@@ -79,6 +81,11 @@ Format = Annotated[
     Field(description="Response format. Markdown conversion is disabled on this server: always JSON."),
 ]
 PageSize = Annotated[int | None, Field(ge=1, le=100, description="Number of results per page (max 100)")]
+# Search answers whole pages and databases (a database with its schema is ~3 KB): the API's default of 100
+# would answer a bare search with the entire workspace, so search pages by 10 unless told otherwise.
+SEARCH_PAGE_SIZE = 10
+SearchPageSize = Annotated[int | None, Field(ge=1, le=100, description=(
+    f"Number of results per page (default {SEARCH_PAGE_SIZE}, max 100)"))]
 Cursor = Annotated[str | None, Field(description="Pagination cursor: the next_cursor of the previous response")]
 
 Color = Literal[
@@ -137,7 +144,9 @@ def user_mention(user_id: str, name: str) -> dict[str, Any]:
 
 
 def plain(rich_text: Sequence[dict[str, Any]] | None) -> str:
-    return "".join(str(r.get("plain_text", "")) for r in rich_text or [])
+    """The text of a rich text array, stored (with ``plain_text``) or as answered (text objects without it)."""
+    return "".join(str(r["plain_text"] if "plain_text" in r else (r.get("text") or {}).get("content", ""))
+                   for r in rich_text or [])
 
 
 def normalize_id(value: str, where: str) -> str:
@@ -260,13 +269,50 @@ def _touch(env: AppEnv, kind: str, obj: dict[str, Any]) -> None:
 
 
 # -- views ---------------------------------------------------------------------------------------------
+# Answers leave out what the API fills in by default (see the app's docstring): every later request of the
+# conversation resends them, and a page of blocks is mostly this boilerplate otherwise.
+_DEFAULT_MARKS = annotations()
+
+
+def rich_text_view(items: Sequence[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """A stored rich text array as answered: annotations only where not the default, no null link or href,
+    and a text object's ``plain_text`` (always its ``text.content``) left out."""
+    out: list[dict[str, Any]] = []
+    for item in items or []:
+        kind = item["type"]
+        view: dict[str, Any] = {"type": kind}
+        if kind == "text":
+            link = item["text"].get("link")
+            view["text"] = {"content": item["text"]["content"]} | ({"link": dict(link)} if link else {})
+        else:
+            view[kind] = copy.deepcopy(item[kind])
+            if view[kind].get("type") == "date":  # a date mention
+                view[kind]["date"] = _date_view(view[kind]["date"])
+        marks = {k: v for k, v in (item.get("annotations") or {}).items() if _DEFAULT_MARKS.get(k) != v}
+        if marks:
+            view["annotations"] = marks
+        if kind != "text":  # a mention's or equation's text is rendered: it says who or what
+            view["plain_text"] = item.get("plain_text", "")
+            if item.get("href"):
+                view["href"] = item["href"]
+        out.append(view)
+    return out
+
+
+def _date_view(value: dict[str, Any]) -> dict[str, Any]:
+    """A date value without its null ``end`` / ``time_zone``."""
+    return {k: v for k, v in value.items() if v is not None}
+
+
 def _user_ref(uid: str | None) -> dict[str, Any]:
     return {"object": "user", "id": uid}
 
 
 def user_view(env: AppEnv, user: dict[str, Any]) -> dict[str, Any]:
-    view: dict[str, Any] = {"object": "user", "id": user["id"], "name": user.get("name"),
-                            "avatar_url": user.get("avatar_url"), "type": user.get("type", "person")}
+    view: dict[str, Any] = {"object": "user", "id": user["id"], "name": user.get("name")}
+    if user.get("avatar_url"):
+        view["avatar_url"] = user["avatar_url"]
+    view["type"] = user.get("type", "person")
     if view["type"] == "bot":
         view["bot"] = {"owner": {"type": "workspace", "workspace": True},
                        "workspace_name": _root(env).get("workspace_name")}
@@ -310,24 +356,34 @@ def _property_values(env: AppEnv, page: dict[str, Any]) -> dict[str, Any]:
                                                                                                     {}))))
         if prop["type"] == "people":
             value = [user_view(env, u) if (u := env.tree.top("user", ref["id"])) else ref for ref in value]
+        elif prop["type"] in ("title", "rich_text"):
+            value = rich_text_view(value)
+        elif prop["type"] == "date" and value:
+            value = _date_view(value)
         out[name] = {"id": prop["id"], "type": prop["type"], prop["type"]: value}
     return out
 
 
+def _set(**fields: Any) -> dict[str, Any]:
+    """The fields that hold something: None, False and empty lists are the API's defaults, left out."""
+    return {k: v for k, v in fields.items() if v is not None and v is not False and v != []}
+
+
 def page_view(env: AppEnv, page: dict[str, Any]) -> dict[str, Any]:
-    return {"object": "page", "id": page["id"], **_stamps(page), "cover": page.get("cover"),
-            "icon": page.get("icon"), "parent": _page_parent(page), "archived": bool(page.get("archived")),
-            "properties": _property_values(env, page), "url": url_of(page_title(env, page), page["id"]),
-            "public_url": None}
+    return {"object": "page", "id": page["id"], **_stamps(page),
+            **_set(cover=page.get("cover"), icon=page.get("icon")), "parent": _page_parent(page),
+            **_set(archived=bool(page.get("archived"))), "properties": _property_values(env, page),
+            "url": url_of(page_title(env, page), page["id"])}
 
 
 def database_view(env: AppEnv, db: dict[str, Any]) -> dict[str, Any]:
     parent = ({"type": "page_id", "page_id": db["parent_page_id"]} if db.get("parent_page_id")
               else {"type": "workspace", "workspace": True})
-    return {"object": "database", "id": db["id"], "cover": db.get("cover"), "icon": db.get("icon"), **_stamps(db),
-            "title": copy.deepcopy(db.get("title") or []), "description": copy.deepcopy(db.get("description") or []),
-            "is_inline": bool(db.get("is_inline")), "properties": copy.deepcopy(db["properties"]), "parent": parent,
-            "url": url_of("", db["id"]), "public_url": None, "archived": bool(db.get("archived"))}
+    return {"object": "database", "id": db["id"], **_set(cover=db.get("cover"), icon=db.get("icon")), **_stamps(db),
+            "title": rich_text_view(db.get("title")),
+            **_set(description=rich_text_view(db.get("description")), is_inline=bool(db.get("is_inline"))),
+            "properties": copy.deepcopy(db["properties"]), "parent": parent, "url": url_of("", db["id"]),
+            **_set(archived=bool(db.get("archived")))}
 
 
 def _live(env: AppEnv, ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -352,10 +408,23 @@ def block_view(env: AppEnv, block: dict[str, Any]) -> dict[str, Any]:
         content = {"title": plain(db.get("title")) if db else ""}
         has_children = False
     else:
-        content = copy.deepcopy(block.get(btype) or {})
+        content = _content_view(block.get(btype) or {})
         has_children = bool(_live(env, block.get("children") or []))
-    return {"object": "block", "id": block["id"], "parent": parent, **_stamps(block), "has_children": has_children,
-            "archived": bool(block.get("archived")), "type": btype, btype: content}
+    return {"object": "block", "id": block["id"], "parent": parent, **_stamps(block),
+            **_set(has_children=has_children, archived=bool(block.get("archived"))), "type": btype, btype: content}
+
+
+def _content_view(content: dict[str, Any]) -> dict[str, Any]:
+    """A block's content as answered: rich text compacted, the default color, an untoggleable heading and an
+    empty caption left out (a to-do's ``checked`` stays, false or not: it is what a to-do says)."""
+    out: dict[str, Any] = {}
+    for key, value in content.items():
+        if key in ("rich_text", "caption"):
+            if key == "rich_text" or value:
+                out[key] = rich_text_view(value)
+        elif not ((key == "color" and value == "default") or (key == "is_toggleable" and value is False)):
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 def _as_block_view(env: AppEnv, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
@@ -373,8 +442,8 @@ def _as_block_view(env: AppEnv, kind: str, obj: dict[str, Any]) -> dict[str, Any
         parent = {"type": "page_id", "page_id": obj.get("parent_page_id")}
         content, has_children = {"title": plain(obj.get("title"))}, False
     btype = "child_page" if kind == "page" else "child_database"
-    return {"object": "block", "id": obj["id"], "parent": parent, **_stamps(obj), "has_children": has_children,
-            "archived": bool(obj.get("archived")), "type": btype, btype: content}
+    return {"object": "block", "id": obj["id"], "parent": parent, **_stamps(obj),
+            **_set(has_children=has_children, archived=bool(obj.get("archived"))), "type": btype, btype: content}
 
 
 def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
@@ -382,12 +451,13 @@ def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
               else {"type": "page_id", "page_id": comment.get("page_id")})
     return {"object": "comment", "id": comment["id"], "parent": parent, "discussion_id": comment["discussion_id"],
             "created_time": comment["created_time"], "last_edited_time": comment["last_edited_time"],
-            "created_by": _user_ref(comment.get("created_by")), "rich_text": copy.deepcopy(comment["rich_text"])}
+            "created_by": _user_ref(comment.get("created_by")), "rich_text": rich_text_view(comment["rich_text"])}
 
 
 # -- pagination: Notion's cursors are the id of the first item of the next page --------------------------
-def _list(items: list[dict[str, Any]], start_cursor: str | None, page_size: int | None, kind: str,
-          where: str) -> dict[str, Any]:
+def _list(items: Sequence[dict[str, Any]], start_cursor: str | None, page_size: int | None, kind: str,
+          where: str, view: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One page of ``items`` (objects with an ``id``) as a Notion list; ``view`` renders the page's items only."""
     size = page_size or 100
     start = 0
     if start_cursor:
@@ -398,10 +468,11 @@ def _list(items: list[dict[str, Any]], start_cursor: str | None, page_size: int 
         if cursor not in ids:
             raise _invalid(f"start_cursor provided is invalid: {start_cursor}", "range")
         start = ids.index(cursor)
-    chunk = items[start:start + size]
+    chunk = list(items[start:start + size])
     more = start + size < len(items)
-    return {"object": "list", "results": chunk, "next_cursor": items[start + size]["id"] if more else None,
-            "has_more": more, "type": kind, kind: {}}
+    # the API's empty ``kind: {}`` placeholder after "type" is left out, like every other empty default
+    return {"object": "list", "results": [view(i) for i in chunk] if view else chunk,
+            "next_cursor": items[start + size]["id"] if more else None, "has_more": more, "type": kind}
 
 
 # -- input shapes --------------------------------------------------------------------------------------
@@ -842,8 +913,8 @@ def notion_retrieve_block_children(
     """Retrieve the children of a block (for a page: its content), in order. Deleted blocks are left out."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
     ids = [] if kind == "database" else obj.get("children") or []
-    return _list([block_view(env, b) for b in _live(env, ids)], start_cursor, page_size, "block",
-                 "query.start_cursor")
+    return _list(_live(env, ids), start_cursor, page_size, "block", "query.start_cursor",
+                 lambda b: block_view(env, b))
 
 
 @APP.tool(mutates=True)
@@ -1225,8 +1296,8 @@ def notion_query_database(
     rows.sort(key=lambda p: (p.get("created_time") or "", p["id"]), reverse=True)
     for sort in reversed(sorts or []):
         rows = _sorted(schema, rows, sort)
-    return _list([page_view(env, p) for p in rows], start_cursor, page_size, "page_or_database",
-                 "body.start_cursor")
+    return _list(rows, start_cursor, page_size, "page_or_database", "body.start_cursor",
+                 lambda p: page_view(env, p))
 
 
 def _value(page: dict[str, Any], name: str, prop: dict[str, Any]) -> Any:
@@ -1681,20 +1752,24 @@ def notion_search(
         "Sort order of results: {\"direction\": \"ascending\" | \"descending\", \"timestamp\": "
         "\"last_edited_time\"}"))] = None,
     start_cursor: Cursor = None,
-    page_size: PageSize = None,
+    page_size: SearchPageSize = None,
     format: Format = None,
 ) -> dict[str, Any]:
     """Search pages (database rows included) and databases by title in Notion. Every word of the query must
     appear in the title (case-insensitive); without a query, everything is listed. Most recently edited first
-    unless sort says otherwise."""
+    unless sort says otherwise. Paged: when has_more is true, pass next_cursor back as start_cursor."""
     words = (query or "").lower().split()
-    found: list[tuple[str, dict[str, Any]]] = []
+    found: list[dict[str, Any]] = []
     if filter is None or filter.value == "page":
-        found += [(p["last_edited_time"], page_view(env, p)) for p in env.tree.list("pages")
+        found += [p for p in env.tree.list("pages")
                   if not p.get("archived") and all(w in page_title(env, p).lower() for w in words)]
+    dbs: set[str] = set()
     if filter is None or filter.value == "database":
-        found += [(d["last_edited_time"], database_view(env, d)) for d in env.tree.list("databases")
-                  if not d.get("archived") and all(w in plain(d.get("title")).lower() for w in words)]
+        matched = [d for d in env.tree.list("databases")
+                   if not d.get("archived") and all(w in plain(d.get("title")).lower() for w in words)]
+        found += matched
+        dbs = {d["id"] for d in matched}
     ascending = sort is not None and sort.direction == "ascending"
-    found.sort(key=lambda x: (x[0], x[1]["id"]), reverse=not ascending)
-    return _list([v for _, v in found], start_cursor, page_size, "page_or_database", "body.start_cursor")
+    found.sort(key=lambda o: (o["last_edited_time"], o["id"]), reverse=not ascending)
+    return _list(found, start_cursor, page_size or SEARCH_PAGE_SIZE, "page_or_database", "body.start_cursor",
+                 lambda o: database_view(env, o) if o["id"] in dbs else page_view(env, o))
