@@ -4,11 +4,17 @@
   holds ``--pool-size`` servers (default 15, as in the paper); the draw is stored with the episode;
 * prompt: a ReAct-style instruction (think, act with one or more tool calls, observe, repeat, answer),
   with the task clock; 30 rounds by default;
+* reference execution: as in the paper, the reference agent follows the validated plan concurrently with the
+  tested agent, in an environment of its own over the same pool and start state (``reference_agent``); its
+  answer, calls and end state are kept with the episode (``EpisodeRecord.reference``), and a failed reference
+  run is recorded there (the episode is then scored against the memoised gold replay, and says so);
 * score: the checkpoints of the persona protocol (the reference execution's facts and writes); the rule
-  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1, and the
-  reference execution (plan and answer) is kept with the episode for an LLM judge;
+  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1; the strict
+  pass compares the agent's end state with the concurrent reference's, and a summary of the reference (plan,
+  answer, changes, error) is kept in the score;
 * judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
-  answer) and trajectory judge (its calls against the reference plan), each 1..5 as (s - 1) / 4. The judge's
+  run's answer) and trajectory judge (its calls against the reference run's calls), each 1..5 as (s - 1) / 4.
+  The judge's
   result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and says so),
   never a guess. Both result scores are kept, and the run reports their agreement;
 * run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
