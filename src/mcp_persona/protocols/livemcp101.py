@@ -14,9 +14,8 @@
   answer, changes, error) is kept in the score;
 * judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
   run's answer) and trajectory judge (its calls against the reference run's calls), each 1..5 as (s - 1) / 4.
-  The judge's
-  result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and says so),
-  never a guess. Both result scores are kept, and the run reports their agreement;
+  The judge's result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and
+  says so), never a guess. Both result scores are kept, and the run reports their agreement;
 * run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
   judge's, null under rules), by difficulty, and the failure modes of failed episodes.
 """
