@@ -424,6 +424,24 @@ def test_likert_trajectory_judge_sees_the_plan_and_the_calls() -> None:
     assert "tool-call section (all calls together) 12000" in prompt
 
 
+def test_likert_trajectory_judge_can_see_the_reference_execution_instead_of_the_plan() -> None:
+    reference = make_trajectory("reference answer")
+    reference.events.append(ToolCallEvent(round=1, server="lark", tool="calendar_v4_calendarEventAttendee_create",
+                                          arguments={"path": {"event_id": "ev_1"}}, result='{"code": 0}'))
+    prompt = LikertTrajectoryJudge(ScriptedJudge([])).messages(make_task(), make_trajectory(),
+                                                               reference=reference)[1]["content"]
+    assert "Reference execution" in prompt and "<result of" not in prompt  # concrete values, not the plan's refs
+    assert 'step 2.2: lark:calendar_v4_calendarEventAttendee_create {"path": {"event_id": "ev_1"}}' in prompt
+    assert 'result (ok): {"code": 0}' in prompt
+    # results that would push steps out of the budget are left out, never the steps
+    long = reference.model_copy(deep=True)
+    for call in long.tool_calls:
+        call.result = "x" * 5000
+    tight = LikertTrajectoryJudge(ScriptedJudge([]), budgets=Budgets(reference=400, other_output=300))
+    prompt = tight.messages(make_task(), make_trajectory(), reference=long)[1]["content"]
+    assert "step 2.2: lark:calendar_v4_calendarEventAttendee_create" in prompt and "xxx" not in prompt
+
+
 # -- the key-point judge and extractor ------------------------------------------------------------
 def test_keypoint_judge_prompt_has_key_points_history_and_tool_descriptions() -> None:
     reply = ('{"key_points_met": [true, false], "reason": "The agent successfully created the event but never '

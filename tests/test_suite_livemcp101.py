@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli import app
+from mcp_persona.store import RunStore
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, load_tasks
 from mcp_persona.validate import check_task
 
@@ -105,6 +106,23 @@ def test_run_summary_reports_tsr_ars_by_difficulty(tmp_path, agent: str, tsr: fl
     assert {d: m["n"] for d, m in s["by_difficulty"].items()} == {"easy": 1, "medium": 1, "hard": 1}
     assert all(len(e["pool"]) == 8 for e in s["episodes"])
     assert s["failure_modes"]["failed"] == (0 if agent == "reference" else 3)
+    # every episode keeps the reference execution that ran beside it, and the strict pass used its end state
+    store = RunStore(tmp_path)
+    records = store.records()
+    store.close()
+    assert s["n_reference_errors"] == 0 and len(records) == 3
+    for r in records:
+        task = next(t for t in TASKS if t.id == r.task_id)
+        assert r.reference is not None and r.reference.status == "ok"
+        assert r.reference.trajectory.final_answer == task.reference_answer
+        assert len(r.reference.trajectory.tool_calls) == len(task.gold_calls)
+        assert r.score is not None and r.score["end_state"]["source"] == "reference run"
+        assert r.score["end_state"]["equivalent"] == (agent == "reference" or not r.reference.diff)
+    again = CliRunner().invoke(app, ["run", "--suite", "livemcp101", "--agent", agent, "--tasks",
+                                     "finance_easy_01,office_medium_01,news_hard_01", "--pool-size", "8",
+                                     "--run-dir", str(tmp_path), "--resume"])
+    assert again.exit_code == 0, again.output
+    assert json.loads((tmp_path / "summary.json").read_text())["metrics"] == s["metrics"]
 
 
 # -- the judges and the rule result score on hand-made episodes ---------------------------------------------

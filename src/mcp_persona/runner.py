@@ -2,12 +2,16 @@
 
 Episodes run concurrently up to a limit, each in its own environment; each is
 stored the moment it ends. A resumed run skips the episodes already stored.
+A protocol may ask for a reference execution beside the agent
+(``Protocol.reference_agent``): it runs in the same task group, in an
+environment of its own, and is kept with the episode.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -20,8 +24,8 @@ from mcp_persona.judges.checkpoint import CheckpointJudge
 from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
-from mcp_persona.protocols.base import ToolPool
-from mcp_persona.store import EpisodeRecord, RunStore
+from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
+from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore
 from mcp_persona.tasks import Task
 from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
@@ -71,6 +75,8 @@ async def run_episode(
     task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None,
     protocol: Protocol | None = None, settings: dict[str, Any] | None = None,
 ) -> EpisodeRecord:
+    """One episode; when the protocol asks for a reference execution, it runs concurrently with ``agent`` in an
+    environment of its own (same pool, same start state), and is scored against and stored with the episode."""
     protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
@@ -84,23 +90,82 @@ async def run_episode(
         trajectory.error = f"environment: {exc}"
         return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
                              trajectory=trajectory, error=trajectory.error)
-    async with environment as env:
-        try:
-            await agent.run(task, env, trajectory)
-        except Exception as exc:  # a broken agent or gold chain: recorded, never fatal to the run
-            trajectory.stop_reason = "error"
-            trajectory.error = f"{type(exc).__name__}: {exc}"
-        trajectory.elapsed_s = time.perf_counter() - start
+    reference_agent = protocol.reference_agent(task)
+    reference: ReferenceExecution | None = None
+    async with AsyncExitStack() as stack:  # both environments stay open until the episode is scored
+        env = await stack.enter_async_context(environment)
+        opening = 0.0
+        if reference_agent is not None:
+            opened = time.perf_counter()
+            reference = await open_reference(stack, protocol, task, tools, spec, reference_agent)
+            opening = time.perf_counter() - opened  # the reference's set-up is not the agent's time
+        async with anyio.create_task_group() as tg:  # the agent and the reference run side by side
+            tg.start_soon(act, agent, task, env, trajectory, start, opening)
+            if reference is not None and reference.env is not None:
+                assert reference_agent is not None
+                tg.start_soon(run_reference, reference_agent, task, reference)
         internal = env.internal_errors()
+        kept = reference_record(reference) if reference is not None else None
         if trajectory.stop_reason == "error":
             return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
-                                 trajectory=trajectory, internal_errors=internal, error=trajectory.error)
-        score = await protocol.score(task, trajectory, env)
+                                 trajectory=trajectory, internal_errors=internal, error=trajectory.error,
+                                 reference=kept)
+        score = await protocol.score(task, trajectory, env, reference)
         diff = state_changes(env)
     record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
-                           score=score, diff=diff, internal_errors=internal, pool=spec.description)
+                           score=score, diff=diff, internal_errors=internal, pool=spec.description, reference=kept)
     await protocol.judge(task, record, judging)
     return record
+
+
+async def act(agent: Agent, task: Task, env: Environment, trajectory: Trajectory, start: float,
+              excluded: float) -> None:
+    try:
+        await agent.run(task, env, trajectory)
+    except Exception as exc:  # a broken agent or gold chain: recorded, never fatal to the run
+        trajectory.stop_reason = "error"
+        trajectory.error = f"{type(exc).__name__}: {exc}"
+    trajectory.elapsed_s = time.perf_counter() - start - excluded
+
+
+async def open_reference(stack: AsyncExitStack, protocol: Protocol, task: Task, tools: ToolPool, spec: PoolSpec,
+                         agent: Agent) -> ReferenceExecution:
+    """The reference run's own environment over the same pool, opened on ``stack``; a failure to open it is
+    the reference run's error, not the episode's."""
+    reference = ReferenceExecution(Trajectory(task_id=task.id, agent=agent.name, model=agent.model))
+    start = time.perf_counter()
+    try:
+        reference.env = await stack.enter_async_context(protocol.environment(task, tools, spec))
+    except Exception as exc:
+        reference.trajectory.stop_reason = "error"
+        reference.error = reference.trajectory.error = f"environment: {type(exc).__name__}: {exc}"
+    reference.trajectory.elapsed_s = time.perf_counter() - start
+    return reference
+
+
+async def run_reference(agent: Agent, task: Task, reference: ReferenceExecution) -> None:
+    assert reference.env is not None
+    trajectory = reference.trajectory
+    start = time.perf_counter()
+    try:
+        await agent.run(task, reference.env, trajectory)
+    except Exception as exc:  # kept with the episode as the reference's error; the agent's episode goes on
+        trajectory.stop_reason = "error"
+        reference.error = trajectory.error = f"{type(exc).__name__}: {exc}"
+    else:
+        failed = [c for c in trajectory.tool_calls if c.is_error]
+        if failed:  # a reference whose own call failed has no end state to score against
+            first = failed[0]
+            reference.error = (f"{len(failed)} reference call(s) failed, first {first.server}:{first.tool}: "
+                               f"{first.result[:200]}")
+    trajectory.elapsed_s += time.perf_counter() - start
+
+
+def reference_record(reference: ReferenceExecution) -> ReferenceRun:
+    env = reference.env
+    return ReferenceRun(status="ok" if reference.ok else "error", trajectory=reference.trajectory,
+                        diff=state_changes(env) if env is not None else [],
+                        internal_errors=env.internal_errors() if env is not None else [], error=reference.error)
 
 
 def state_changes(env: Environment) -> list[str]:

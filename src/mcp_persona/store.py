@@ -35,6 +35,18 @@ CREATE TABLE IF NOT EXISTS episodes (
 """
 
 
+class ReferenceRun(BaseModel):
+    """A reference execution run concurrently with the agent in an environment of its own (when the protocol
+    asks for one): its final answer and tool calls (server, tool, arguments, results) in ``trajectory``, its
+    end state as the state changes it caused. A failed run is kept too (``status`` error, and why)."""
+
+    status: Literal["ok", "error"]
+    trajectory: Trajectory
+    diff: list[str] = Field(default_factory=list)  # every state change it caused, readable (as EpisodeRecord.diff)
+    internal_errors: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
 class EpisodeRecord(BaseModel):
     task_id: str
     epoch: int = 0
@@ -46,6 +58,7 @@ class EpisodeRecord(BaseModel):
     verdicts: list[dict[str, Any]] = Field(default_factory=list)  # LLM judge verdicts: raw outputs + parsed
     pool: dict[str, Any] = Field(default_factory=dict)  # how the protocol drew the tool pool (e.g. candidates)
     failure: dict[str, Any] | None = None  # failure mode of a failed episode (rules, then the judge)
+    reference: ReferenceRun | None = None  # the protocol's concurrent reference execution, if it runs one
     internal_errors: list[str] = Field(default_factory=list)
     error: str | None = None
 

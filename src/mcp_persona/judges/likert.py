@@ -2,7 +2,8 @@
 
 The result judge compares the agent's final answer with the final answer of the
 reference execution (the reference agent following the validated plan); the
-trajectory judge compares the agent's tool calls with the reference plan.
+trajectory judge compares the agent's tool calls with the reference execution's
+calls (or, without one, the plan).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from mcp_persona.judges.parse import JudgeVerdict
 from mcp_persona.judges.render import (
     budget_note,
     clip,
+    render_executed_plan,
     render_gold_plan,
     render_request,
     render_tool_calls,
@@ -27,6 +29,7 @@ from mcp_persona.trajectory import Trajectory
 
 RESULT_VERSION = "likert-result/1"
 TRAJECTORY_VERSION = "likert-trajectory/1"
+TRAJECTORY_EXECUTED_VERSION = "likert-trajectory/1+execution"  # the reference shown as executed, not as planned
 
 RESULT_SYSTEM = """\
 You rate how well an AI agent's final answer solves a user's request, by comparing it with a reference
@@ -110,30 +113,40 @@ class LikertResultJudge(ModelJudge):
 
 
 class LikertTrajectoryJudge(ModelJudge):
-    """Query + the reference plan (gold steps) + the agent's trajectory → 1–5."""
+    """Query + the reference plan (gold steps, or the reference execution's calls) + the agent's trajectory
+    → 1–5."""
 
     kind = "likert_trajectory"
 
-    def messages(self, task: Task, trajectory: Trajectory) -> list[dict[str, Any]]:
-        if not task.gold:
+    def messages(self, task: Task, trajectory: Trajectory, *, reference: Trajectory | None = None
+                 ) -> list[dict[str, Any]]:
+        if not task.gold and reference is None:
             raise ValueError(f"task {task.id}: no reference plan (gold steps) to judge a trajectory against")
         b = self.budgets
+        plan = (section("Reference execution (the validated plan as run on the same tools and data: calls in one "
+                        "step ran in parallel; each with its arguments and, where they fit, the start of its result)",
+                        render_executed_plan(reference, b)) if reference is not None
+                else section("Reference plan (calls in one step may run in parallel; <result of ...> marks a value "
+                             "taken from an earlier call's output)", render_gold_plan(task, b.reference)))
         parts = [
             budget_note(b, ["instruction", "reference", "tool_calls", "tool_output", "arguments", "final_answer"]),
             section("User request", render_request(task, b.instruction)),
-            section("Reference plan (calls in one step may run in parallel; <result of ...> marks a value taken "
-                    "from an earlier call's output)", render_gold_plan(task, b.reference)),
+            plan,
             section(f"Agent's tool calls ({len(trajectory.tool_calls)} in total, stopped because: "
                     f"{trajectory.stop_reason or 'unknown'})", render_tool_calls(trajectory, b)),
             section("Agent's final answer", clip(trajectory.final_answer, b.final_answer) or "(no final answer)"),
         ]
         return [system_message(TRAJECTORY_SYSTEM, LikertVerdict), {"role": "user", "content": "\n\n".join(parts)}]
 
-    async def judge(self, task: Task, trajectory: Trajectory) -> JudgeVerdict:
+    async def judge(self, task: Task, trajectory: Trajectory, *, reference: Trajectory | None = None
+                    ) -> JudgeVerdict:
+        """``reference``: the reference execution's trajectory, shown with concrete arguments and results in
+        place of the gold plan."""
         return await ask_judge(
-            self.client, self.messages(task, trajectory), LikertVerdict, judge=self.kind,
-            subject=f"{task.id}#trajectory", prompt_version=TRAJECTORY_VERSION, label=_likert, score=_mapped,
-            max_attempts=self.max_attempts,
+            self.client, self.messages(task, trajectory, reference=reference), LikertVerdict, judge=self.kind,
+            subject=f"{task.id}#trajectory",
+            prompt_version=TRAJECTORY_VERSION if reference is None else TRAJECTORY_EXECUTED_VERSION,
+            label=_likert, score=_mapped, max_attempts=self.max_attempts,
         )
 
 

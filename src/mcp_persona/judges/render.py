@@ -159,6 +159,30 @@ def render_gold_plan(task: Task, budget: int) -> str:
     return clip("\n".join(lines), budget)
 
 
+def render_executed_plan(trajectory: Trajectory, budgets: Budgets) -> str:
+    """A reference run's calls as numbered steps (a step is a round) with concrete arguments and the start of
+    each result; the results are left out when they would push steps past the ``reference`` budget."""
+    calls = trajectory.tool_calls
+    if not calls:
+        return "(the reference execution made no tool call)"
+    step = {r: i for i, r in enumerate(sorted({c.round for c in calls}), 1)}
+    per_step = {r: sum(c.round == r for c in calls) for r in step}
+
+    def lines(with_results: bool) -> str:
+        out, seen = [], dict.fromkeys(step, 0)
+        for call in sorted(calls, key=lambda c: c.round):
+            seen[call.round] += 1
+            tag = f"step {step[call.round]}" + (f".{seen[call.round]}" if per_step[call.round] > 1 else "")
+            out.append(f"{tag}: {qualified(call)} {render_arguments(call, budgets.arguments)}")
+            if with_results:
+                status = "ERROR" if call.is_error else "ok"
+                out.append(f"  result ({status}): {clip(call.result, budgets.other_output)}")
+        return "\n".join(out)
+
+    full = lines(with_results=True)
+    return clip(full if len(full) <= budgets.reference else lines(with_results=False), budgets.reference)
+
+
 def render_list(items: Iterable[str], budget: int) -> str:
     lines = [f"{i}. {item}" for i, item in enumerate(items, 1)]
     return clip("\n".join(lines), budget) if lines else "(none)"
@@ -174,6 +198,7 @@ __all__ = [
     "budget_note",
     "clip",
     "render_context",
+    "render_executed_plan",
     "render_gold_plan",
     "render_list",
     "render_request",

@@ -4,7 +4,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 
 * how the tool pool of an episode is built (:meth:`Protocol.pool`, :meth:`Protocol.environment`),
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
-* how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging),
+* how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging), and
+  whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
 * which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
   them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`).
 
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rich.console import Console
 
 if TYPE_CHECKING:
+    from mcp_persona.agents import Agent
     from mcp_persona.environment import Environment
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
@@ -67,6 +69,21 @@ class PoolSpec:
     tools: list[tuple[str, str]] | None = None
     bare_names: bool = False
     description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
+
+
+@dataclass
+class ReferenceExecution:
+    """The reference run of an episode (:meth:`Protocol.reference_agent`), as scoring sees it: its trajectory
+    and its own environment (still open while the episode is scored). ``env`` is None when that environment
+    could not be opened; ``error`` says why the run failed, if it did."""
+
+    trajectory: Trajectory
+    env: Environment | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.env is not None
 
 
 class Protocol:
@@ -123,8 +140,18 @@ class Protocol:
     def user_prompt(self, task: Task) -> str:
         return task.instruction
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
-        """The episode's score; ``acc`` in 0..1 is the one number every protocol fills (the store keeps it)."""
+    def reference_agent(self, task: Task) -> Agent | None:
+        """The agent of a reference execution the runner runs concurrently with the tested agent, in an
+        environment of its own over the same pool and start state; None (the default): no reference run.
+
+        Its outcome reaches :meth:`score` and is stored with the episode (``EpisodeRecord.reference``); a
+        failed reference run is recorded there and the episode is scored all the same."""
+        return None
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+        """The episode's score; ``acc`` in 0..1 is the one number every protocol fills (the store keeps it).
+        ``reference``: the reference run, when :meth:`reference_agent` asked for one."""
         raise NotImplementedError
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:

@@ -4,13 +4,18 @@
   holds ``--pool-size`` servers (default 15, as in the paper); the draw is stored with the episode;
 * prompt: a ReAct-style instruction (think, act with one or more tool calls, observe, repeat, answer),
   with the task clock; 30 rounds by default;
+* reference execution: as in the paper, the reference agent follows the validated plan concurrently with the
+  tested agent, in an environment of its own over the same pool and start state (``reference_agent``); its
+  answer, calls and end state are kept with the episode (``EpisodeRecord.reference``), and a failed reference
+  run is recorded there (the episode is then scored against the memoised gold replay, and says so);
 * score: the checkpoints of the persona protocol (the reference execution's facts and writes); the rule
-  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1, and the
-  reference execution (plan and answer) is kept with the episode for an LLM judge;
+  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1; the strict
+  pass compares the agent's end state with the concurrent reference's, and a summary of the reference (plan,
+  answer, changes, error) is kept in the score;
 * judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
-  answer) and trajectory judge (its calls against the reference plan), each 1..5 as (s - 1) / 4. The judge's
-  result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and says so),
-  never a guess. Both result scores are kept, and the run reports their agreement;
+  run's answer) and trajectory judge (its calls against the reference run's calls), each 1..5 as (s - 1) / 4.
+  The judge's result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and
+  says so), never a guess. Both result scores are kept, and the run reports their agreement;
 * run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
   judge's, null under rules), by difficulty, and the failure modes of failed episodes.
 """
@@ -27,12 +32,13 @@ from rich.console import Console
 from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.protocols.base import Option, PoolSpec, ToolPool
+from mcp_persona.protocols.base import Option, PoolSpec, ReferenceExecution, ToolPool
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
+    from mcp_persona.agents import Agent
     from mcp_persona.environment import Environment
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
@@ -99,12 +105,24 @@ class LiveMCP101Protocol(PersonaProtocol):
     def user_prompt(self, task: Task) -> str:
         return task.instruction
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
-        score = await super().score(task, trajectory, env)
+    def reference_agent(self, task: Task) -> Agent:
+        """The paper's reference execution: the validated plan, run beside the agent on the same live state."""
+        from mcp_persona.agents import ReferenceAgent
+
+        return ReferenceAgent()
+
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+        score = await super().score(task, trajectory, env, reference)
         score["result_score"] = score["rule_result_score"] = result_score(score["acc"])
         score["result_source"] = "rules"
-        score["reference"] = {"plan": [[c.qualified for c in s.calls] for s in task.gold],
-                              "answer": task.reference_answer, "changes": score["end_state"].get("gold", [])}
+        ran = reference.trajectory if reference is not None and reference.ok else None
+        score["reference"] = {  # a summary; the run itself (calls, arguments, results) is EpisodeRecord.reference
+            "source": score["end_state"]["source"],
+            "plan": executed_plan(ran) if ran is not None else [[c.qualified for c in s.calls] for s in task.gold],
+            "answer": ran.final_answer if ran is not None else task.reference_answer,
+            "changes": score["end_state"].get("gold", []),
+            "error": reference.error if reference is not None else None}
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
@@ -116,8 +134,12 @@ class LiveMCP101Protocol(PersonaProtocol):
         score = record.score
         score["rule_result_score"] = result_score(score["acc"])
         client = judging.checkpoint.client
-        result = await LikertResultJudge(client).judge(task, record.trajectory)
-        trajectory = await LikertTrajectoryJudge(client).judge(task, record.trajectory)
+        ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
+        # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
+        result = await LikertResultJudge(client).judge(
+            task, record.trajectory, reference_answer=ran.trajectory.final_answer if ran is not None else None)
+        trajectory = await LikertTrajectoryJudge(client).judge(
+            task, record.trajectory, reference=ran.trajectory if ran is not None else None)
         record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
         score["judge_result_score"] = result.score if result.ok else None
         if result.ok:
@@ -140,6 +162,8 @@ class LiveMCP101Protocol(PersonaProtocol):
             "n_episodes": len(records),
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            # episodes whose concurrent reference run failed (scored against the memoised gold replay instead)
+            "n_reference_errors": sum(1 for r in records if r.reference is not None and r.reference.status == "error"),
             "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records)
                        | {"result_agreement": result_agreement(records)},
             "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
@@ -163,7 +187,16 @@ class LiveMCP101Protocol(PersonaProtocol):
                           style="bold" if tier == "overall" else None)
         console.print(table)
         modes = ", ".join(f"{k} {v}" for k, v in summary["failure_modes"].items() if v) or "none"
-        console.print(f"failure modes: {modes} · errors {summary['n_errors']}")
+        console.print(f"failure modes: {modes} · errors {summary['n_errors']}"
+                      f" · reference run errors {summary.get('n_reference_errors', 0)}")
+
+
+def executed_plan(trajectory: Trajectory) -> list[list[str]]:
+    """The calls a run made as ``server:tool``, one list per round (calls in one round ran in parallel)."""
+    rounds: dict[int, list[str]] = {}
+    for call in trajectory.tool_calls:
+        rounds.setdefault(call.round, []).append(f"{call.server}:{call.tool}")
+    return [rounds[r] for r in sorted(rounds)]
 
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:

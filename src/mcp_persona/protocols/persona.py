@@ -20,7 +20,7 @@ from mcp_persona.judges.failures import (
     diagnose,
     is_failed,
 )
-from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
+from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -67,13 +67,22 @@ class PersonaProtocol(Protocol):
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+        """The strict pass compares end states with the reference's: the concurrent reference run's when there
+        is one and it succeeded, else the memoised gold replay's (``end_state.source`` says which)."""
         score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
         agent_changes = change_signatures(env.initial, env.final_states())
-        gold = await gold_changes(task, env.pool_kind)  # the strict pass compares end states with the gold's
+        if reference is not None and reference.ok:
+            assert reference.env is not None
+            gold: Counter[Signature] | None = change_signatures(reference.env.initial, reference.env.final_states())
+            source = "reference run"
+        else:
+            gold = await gold_changes(task, env.pool_kind)
+            source = "gold replay" if reference is None else "gold replay (the reference run failed)"
         score["end_state"] = (compare_end_states(gold, agent_changes).to_dict() if gold is not None
                               else {"equivalent": False, "missing": ["the gold chain does not replay"], "extra": [],
-                                    "gold": []})
+                                    "gold": []}) | {"source": source}
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
+from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.scoring import efficiency, rule_checks
 from mcp_persona.tasks import Task
@@ -114,7 +114,8 @@ class LiveMCPBenchProtocol(Protocol):
         prompt = SYSTEM.format(now=task.clock.describe(), workdir=workdir)
         return prompt + ("\n\n# Skills\n" + skills.strip() if skills else "")
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
         assert isinstance(env, LibraryEnvironment)
         checks = rule_checks(task, trajectory, env.workdir, env.records())
         passed = sum(c["passed"] for c in checks)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ToolPool
+from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
@@ -102,7 +102,8 @@ class MCPAgentBenchProtocol(Protocol):
     def user_prompt(self, task: Task) -> str:
         return task.instruction
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment) -> dict[str, Any]:
+    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
         return scoring.score_episode(task, trajectory)
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
