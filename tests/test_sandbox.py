@@ -32,7 +32,8 @@ PACKAGE = Path(sandbox.__file__).resolve().parents[2]  # src/mcp_persona: its da
 needs_process_limit = pytest.mark.skipif(
     not isolation().process_limit, reason="running as root and unable to give runs their own uid here, so the "
     "kernel ignores RLIMIT_NPROC")
-needs_own_uid = pytest.mark.skipif(not isolation().own_uid, reason="runs get their own uid only under root")
+needs_own_uid = pytest.mark.skipif(not isolation().own_uid, reason="runs get their own uid only under root, where "
+                                   "the machine allows it")
 
 
 def run(body: str, limits: Limits = FAST, *, hook: bool = True) -> tuple[RunResult, int, Path]:
@@ -277,15 +278,16 @@ def test_the_network_namespace_is_used_when_available() -> None:
 
 # -- runs do not block the event loop ---------------------------------------------------------------------------
 def sandbox_pids() -> list[int]:
-    """Processes working in a sandbox directory, i.e. runs in flight."""
+    """This process's children working in a sandbox directory: its runs in flight (not another test run's)."""
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 cwd = os.readlink(f"/proc/{entry.name}/cwd")
-            except OSError:
+                parent = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
                 continue
-            if "/mcpp-sandbox-" in cwd:
+            if "/mcpp-sandbox-" in cwd and parent == os.getpid():
                 found.append(int(entry.name))
     return found
 
