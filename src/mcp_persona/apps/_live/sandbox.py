@@ -22,7 +22,7 @@ The code interpreter server executes code a model wrote, so each run gets:
     root-only files (``/etc/shadow``) are unreadable. Where root may make namespaces the run also gets
     private mount and network namespaces: every mount read-only and nosuid, only its directory writable,
     the harness's checkout hidden under an empty tmpfs, and the interpreter's folders bound read-only
-    through any directory the uid could not cross (a Python under ``/root``). Where it may not, the uid
+    through any directory the uid could not cross (a Python in root's home). Where it may not, the uid
     alone (if it can reach the interpreter), else root with the hook alone (logged).
 
 Afterwards the process group (and, with its own uid, every process of that uid: a child that left the
@@ -137,6 +137,7 @@ def _decide() -> Isolation:
         problem = _trial(candidate)
         if problem is None:
             return candidate
+        log.warning("sandbox: runs cannot get %s here: %s", candidate, problem)
     log.warning("sandbox: runs stay root, so only the audit hook stops a fork bomb (%s)", problem)
     return plain
 

@@ -68,7 +68,10 @@ def _layout(orders: dict[str, Any]) -> None:
     with open("/proc/self/mountinfo", encoding="utf-8") as fh:  # field 5: the mount point, octal-escaped
         points = [_unescape(line.split()[4]) for line in fh]
     for point in dict.fromkeys(points):  # all read-only: the world-writable /tmp, /var/tmp, /dev/shm, ... too
-        protect(point, writable=False)
+        try:
+            protect(point, writable=False)
+        except FileNotFoundError:  # a mount point deleted since ("... (deleted)"): nothing to reach there
+            continue
     for path in orders["hide"]:
         mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
     for fd, path, writable in held:
