@@ -1,11 +1,14 @@
 """The code interpreter's sandbox: every limit holds, with a clear error, and nothing outlives a run.
 
-Each hostile program first prints its process id and working directory, so the test can check that
-the process is gone and the directory removed afterwards.
+Each hostile program first prints its process id, uid and working directory, so the test can check that
+no process of the run is left (none in its session, none of its uid when it had its own) and the directory
+is removed afterwards. The ``without_the_hook`` tests turn the audit hook off, to prove that the kernel's
+limits hold on their own; they run where :func:`isolation` says the kernel applies them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import tempfile
@@ -13,24 +16,63 @@ import threading
 import time
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
-from mcp_persona.apps._live.sandbox import Limits, RunResult, run_python, unshare_works
+from app_harness import result_text
+from mcp_persona.apps import get_app
+from mcp_persona.apps._live import sandbox
+from mcp_persona.apps._live.sandbox import Limits, RunResult, isolation, run_python, unshare_works
 
 FAST = Limits(cpu_seconds=1, wall_seconds=3.0, memory_bytes=256 * 1024 * 1024, output_bytes=4096)
-PROLOGUE = "import os\nprint(os.getpid(), os.getcwd(), flush=True)\n"
+PROLOGUE = "import os\nprint(os.getpid(), os.getuid(), os.getcwd(), flush=True)\n"
+PACKAGE = Path(sandbox.__file__).resolve().parents[2]  # src/mcp_persona: its data holds the tasks
+
+needs_process_limit = pytest.mark.skipif(
+    not isolation().process_limit, reason="running as root and unable to give runs their own uid here, so the "
+    "kernel ignores RLIMIT_NPROC")
+needs_own_uid = pytest.mark.skipif(not isolation().own_uid, reason="runs get their own uid only under root, where "
+                                   "the machine allows it")
 
 
-def run(body: str, limits: Limits = FAST) -> tuple[RunResult, int, Path]:
-    result = run_python(PROLOGUE + body, limits)
-    pid, cwd = result.stdout.split("\n", 1)[0].split(" ", 1)
+def run(body: str, limits: Limits = FAST, *, hook: bool = True) -> tuple[RunResult, int, Path]:
+    result = anyio.run(functools.partial(run_python, PROLOGUE + body, limits, audit_hook=hook))
+    pid, uid, cwd = result.stdout.split("\n", 1)[0].split(" ", 2)
+    _uid_of_run[int(pid)] = int(uid)
     return result, int(pid), Path(cwd)
 
 
+_uid_of_run: dict[int, int] = {}  # the uid each run reported (its own one when it had one)
+
+
+def left_over(pid: int) -> list[int]:
+    """Live processes of the run started as ``pid``: in its session or group, or of its own uid."""
+    own_uid = isolation().own_uid
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry.name}/stat").read_text()
+            status = Path(f"/proc/{entry.name}/status").read_text()
+        except OSError:
+            continue
+        state, _ppid, pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
+        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+        if state != "Z" and (pid in (int(pgrp), int(session)) or (own_uid and uid == _uid_of_run[pid])):
+            found.append(int(entry.name))
+    return found
+
+
 def assert_cleaned(pid: int, cwd: Path) -> None:
-    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    assert not left_over(pid), f"processes of the run were left: {left_over(pid)}"
     assert not cwd.exists(), f"{cwd} was left behind"
     assert cwd.name == "box" and cwd.parent.name.startswith("mcpp-sandbox-")
+
+
+def uid_of(result: RunResult) -> int:
+    return int(result.stdout.split()[1])
 
 
 def test_a_plain_program_runs_and_its_files_are_listed_then_removed() -> None:
@@ -45,6 +87,15 @@ def test_an_exception_is_output_not_a_failure() -> None:
     result, pid, cwd = run("raise ValueError('boom')")
     assert result.exit_code == 1 and result.error is None
     assert "ValueError: boom" in result.stderr
+    assert_cleaned(pid, cwd)
+
+
+def test_as_root_a_run_has_its_own_unprivileged_uid() -> None:
+    result, pid, cwd = run("print(os.getgid(), os.getgroups())")
+    if os.geteuid() == 0 and isolation().own_uid:
+        uid = uid_of(result)
+        assert uid >= 1 << 30 and result.stdout.splitlines()[1] == f"{uid} []"
+        assert uid != uid_of(run("pass")[0])  # a fresh one per run
     assert_cleaned(pid, cwd)
 
 
@@ -72,9 +123,37 @@ def test_a_fork_bomb_is_refused_and_leaves_no_process() -> None:
     assert_cleaned(pid, cwd)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="the kernel does not apply RLIMIT_NPROC to root")
+@needs_process_limit
+def test_without_the_hook_a_fork_bomb_hits_the_process_limit() -> None:
+    result, pid, cwd = run("while True:\n    os.fork()", Limits(extra_processes=4, wall_seconds=5.0), hook=False)
+    assert result.exit_code == 1
+    assert result.error is not None and result.error.startswith(
+        "process limit reached: the code may not start more than 4 processes or threads"), result.error
+    assert "BlockingIOError: [Errno 11] Resource temporarily unavailable" in result.stderr
+    assert_cleaned(pid, cwd)
+
+
+@needs_process_limit
+def test_without_the_hook_spawning_programs_hits_the_process_limit() -> None:
+    body = "import subprocess\nkids = []\nwhile True:\n    kids.append(subprocess.Popen(['sleep', '30']))\n"
+    result, pid, cwd = run(body, Limits(extra_processes=4, wall_seconds=5.0), hook=False)
+    assert result.exit_code == 1
+    assert result.error is not None and result.error.startswith("process limit reached"), result.error
+    assert_cleaned(pid, cwd)
+
+
+@needs_own_uid
+def test_without_the_hook_a_process_that_leaves_the_group_is_killed_too() -> None:
+    # setsid takes the grandchild out of the run's session and group: only its uid still marks it
+    body = "import time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\nprint('parent done')\n"
+    result, pid, cwd = run(body, hook=False)
+    assert result.exit_code == 0 and "parent done" in result.stdout
+    assert_cleaned(pid, cwd)
+
+
+@needs_process_limit
 def test_the_process_limit_stops_threads_beyond_the_allowance() -> None:
-    # threads count against RLIMIT_NPROC: a thread bomb stalls at the limit instead of at the fork ban
+    # threads count against RLIMIT_NPROC: a thread bomb stalls at the limit (the hook does not stop threads)
     body = "import threading, time\nn = 0\ntry:\n    while True:\n        threading.Thread(target=time.sleep, " \
            "args=(5,), daemon=True).start()\n        n += 1\nexcept RuntimeError as exc:\n    print('stopped', n)\n"
     result, pid, cwd = run(body, Limits(extra_processes=4, wall_seconds=3.0))
@@ -90,11 +169,15 @@ def test_a_huge_allocation_hits_the_memory_limit() -> None:
 
 
 def test_reading_outside_the_directory_is_refused() -> None:
+    # Outside its directory a run reads only the interpreter's own folders: not the system's files, and not the
+    # harness's source (an editable install puts it on sys.path), whose data holds the tasks and their answers.
     secret = Path(tempfile.mkdtemp()) / "secret.txt"
     secret.write_text("do not read", encoding="utf-8")
+    task = next((PACKAGE / "data" / "tasks").rglob("*.json"))
     try:
         for attempt in (f"print(open({str(secret)!r}).read())", "print(os.listdir('/'))",
-                        "open('../escape.txt', 'w').write('x')", "print(open('/etc/hostname').read())"):
+                        "open('../escape.txt', 'w').write('x')", "print(open('/etc/hostname').read())",
+                        "print(open('/etc/shadow').read())", f"print(open({str(task)!r}).read())"):
             result, pid, cwd = run(attempt)
             assert result.exit_code == 1, attempt
             assert "is outside the sandbox directory" in result.stderr, (attempt, result.stderr)
@@ -103,6 +186,34 @@ def test_reading_outside_the_directory_is_refused() -> None:
     finally:
         secret.unlink()
         secret.parent.rmdir()
+
+
+def test_the_harness_package_is_not_importable() -> None:
+    result, pid, cwd = run("import mcp_persona")
+    assert result.exit_code == 1 and "ModuleNotFoundError: No module named 'mcp_persona'" in result.stderr
+    assert_cleaned(pid, cwd)
+
+
+@needs_own_uid
+def test_without_the_hook_the_kernel_keeps_files_out_of_reach() -> None:
+    # As its own uid a run cannot read root's files; in its mount namespace the harness's checkout is hidden
+    # and nothing but its directory is writable (the world-writable /tmp included). Readable stays what is
+    # readable by everyone and not the harness's (system libraries, /etc/hostname): no secret lives there.
+    task = next((PACKAGE / "data" / "tasks").rglob("*.json"))
+    reads = ["/etc/shadow", str(task)] if isolation().namespaces else ["/etc/shadow"]
+    writes = ["/tmp/mcpp-escape.txt", "/var/tmp/mcpp-escape.txt", "../escape.txt"] if isolation().namespaces else []
+    body = (f"for path in {reads!r}:\n    try:\n        open(path).read(1)\n        print('READ', path)\n"
+            f"    except OSError as exc:\n        print('refused', path, type(exc).__name__)\n"
+            f"for path in {writes!r}:\n    try:\n        open(path, 'w').write('x')\n        print('WROTE', path)\n"
+            f"    except OSError as exc:\n        print('refused', path, type(exc).__name__)\n"
+            "open('mine.txt', 'w').write('x')\nprint(open('mine.txt').read())\n")
+    result, pid, cwd = run(body, hook=False)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()[1:]
+    assert [line.split()[1] for line in lines[:-1] if line.startswith("refused")] == reads + writes, lines
+    assert lines[-1] == "x" and result.files == ["mine.txt"]
+    assert not Path("/tmp/mcpp-escape.txt").exists() and not Path("/var/tmp/mcpp-escape.txt").exists()
+    assert_cleaned(pid, cwd)
 
 
 @pytest.mark.slow
@@ -160,4 +271,92 @@ def test_output_is_cut_at_the_limit() -> None:
 
 def test_the_network_namespace_is_used_when_available() -> None:
     result, _, _ = run("pass")
-    assert result.network_namespace is unshare_works()
+    assert result.network_namespace is isolation().network_namespace
+    if os.geteuid() != 0:
+        assert result.network_namespace is unshare_works()
+
+
+# -- runs do not block the event loop ---------------------------------------------------------------------------
+def sandbox_pids() -> list[int]:
+    """This process's children working in a sandbox directory: its runs in flight (not another test run's)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{entry.name}/cwd")
+                parent = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            if "/mcpp-sandbox-" in cwd and parent == os.getpid():
+                found.append(int(entry.name))
+    return found
+
+
+async def wait_for_a_run() -> list[int]:
+    with anyio.fail_after(10):
+        while not (pids := sandbox_pids()):
+            await anyio.sleep(0.02)
+    return pids
+
+
+@pytest.mark.anyio
+async def test_a_slow_run_does_not_hold_up_other_calls() -> None:
+    code_app, time_app = get_app("code_interpreter"), get_app("time")
+    slow_env, other_env = code_app.env("default"), time_app.env("default")
+    slow_code = {"code": "import time\ntime.sleep(2)\nprint('slept')"}
+    async with Client(code_app.server(slow_env)) as code, Client(time_app.server(other_env)) as clock, \
+            anyio.create_task_group() as tg:
+        started = time.monotonic()
+        slow: list[str] = []
+
+        async def call_slow() -> None:
+            result = await code.call_tool("execute_python_code", slow_code)
+            slow.append(result_text(result))
+
+        tg.start_soon(call_slow)
+        await wait_for_a_run()
+        # while it sleeps: the same server runs another program, another episode's server answers
+        quick = await code.call_tool("execute_python_code", {"code": "print(6 * 7)"})
+        now = await clock.call_tool("get_current_time", {"timezone": "Asia/Tokyo"})
+        elapsed = time.monotonic() - started
+        assert not quick.is_error and '"stdout": "42\\n"' in result_text(quick)
+        assert not now.is_error
+        assert elapsed < 1.0, f"other calls waited {elapsed:.2f} s for the sleeping run"
+        assert not slow
+    assert '"stdout": "slept\\n"' in slow[0] and time.monotonic() - started >= 2
+
+
+@pytest.mark.anyio
+async def test_cancelling_a_run_kills_its_process() -> None:
+    with anyio.move_on_after(20):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run_python, "import time\ntime.sleep(30)")
+            pids = await wait_for_a_run()
+            cwd = Path(os.readlink(f"/proc/{pids[0]}/cwd"))
+            tg.cancel_scope.cancel()
+    assert not [pid for pid in pids if _alive(pid)], "the run's process outlived its cancellation"
+    assert not cwd.exists()
+
+
+@pytest.mark.anyio
+async def test_an_episode_cancelled_mid_call_leaves_no_process() -> None:
+    app = get_app("code_interpreter")
+    async with Client(app.server(app.env("default"))) as client:
+        pids: list[int] = []
+
+        async def watch() -> None:
+            pids.extend(await wait_for_a_run())
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            with anyio.move_on_after(1.0) as scope:  # the episode's time is up while the code sleeps
+                await client.call_tool("execute_python_code", {"code": "import time\ntime.sleep(30)"})
+        assert scope.cancelled_caught and pids
+    assert not [pid for pid in pids if _alive(pid)]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return False

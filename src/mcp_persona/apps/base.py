@@ -13,6 +13,11 @@ each function into an SDK tool once per app, and :meth:`App.server` builds an
 ``MCPServer`` over one episode's state. Every call runs in a tree transaction:
 anything a tool rejects (a :class:`ToolFailure`) or any crash leaves the state as
 it was, and the agent gets an error result in the app's own envelope.
+
+A tool that waits on something slow (the code interpreter's child process) may be an
+``async def``: it is awaited, so the other calls of its server and every other
+episode on the event loop go on meanwhile. Such a tool may not change the state,
+since a transaction cannot span an await (another call could write in between).
 """
 
 from __future__ import annotations
@@ -152,6 +157,8 @@ class App:
             tool_name = name or fn.__name__
             if tool_name in self._specs:
                 raise ValueError(f"{self.name}: tool {tool_name!r} registered twice")
+            if mutates and inspect.iscoroutinefunction(fn):
+                raise ValueError(f"{self.name}: tool {tool_name!r} is async, so it may not change the state")
             self._specs[tool_name] = ToolSpec(tool_name, fn, mutates)
             return fn
 
@@ -266,6 +273,7 @@ def _wrap(app: App, spec: ToolSpec) -> Callable[..., Any]:
     thread on every call).
     """
     impl = spec.fn
+    is_async = inspect.iscoroutinefunction(impl)
     hints = typing.get_type_hints(impl, include_extras=True)
     params = list(inspect.signature(impl).parameters.values())[1:]  # drop env
     resolved = [p.replace(annotation=hints.get(p.name, Any)) for p in params]
@@ -276,8 +284,11 @@ def _wrap(app: App, spec: ToolSpec) -> Callable[..., Any]:
         assert isinstance(server, AppServer)
         env = server.env
         try:
-            with env.tree.transaction():
-                result = impl(env, **kwargs)
+            if is_async:  # read-only (checked at registration): no transaction to hold across the await
+                result = await impl(env, **kwargs)
+            else:
+                with env.tree.transaction():
+                    result = impl(env, **kwargs)
         except ToolFailure as failure:
             return error_result(app.render(app.error_payload(spec.name, failure)))
         except (TreeError, PathError) as exc:

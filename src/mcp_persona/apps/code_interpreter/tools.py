@@ -26,14 +26,14 @@ def _limits(env: AppEnv) -> Limits:
 
 
 @APP.tool()
-def execute_python_code(env: AppEnv, code: str = Field(min_length=1, max_length=20000, description=(
+async def execute_python_code(env: AppEnv, code: str = Field(min_length=1, max_length=20000, description=(
         "A complete Python 3 program; print what you need to see. Standard library only; no network; "
         "files may be written in the working directory but are discarded after the run"))) -> dict[str, Any]:
     """Run Python code and return its stdout, stderr and exit code."""
     if not code.strip():
         raise ToolFailure("code is blank", kind="range")
     limits = _limits(env)
-    result = run_python(code, limits)
+    result = await run_python(code, limits)  # awaited: other calls and episodes go on meanwhile
     out = {"stdout": result.stdout, "stderr": result.stderr, "exit_code": result.exit_code,
            "files_created": result.files, "output_truncated": result.truncated}
     if result.error is not None:
