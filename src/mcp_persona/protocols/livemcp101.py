@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
+from mcp_persona.judges.failures import FAILURE_MODES
 from mcp_persona.protocols.base import Option, PoolSpec, ReferenceExecution, ToolPool
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.scoring import by_category, suite_metrics
@@ -186,8 +187,11 @@ class LiveMCP101Protocol(PersonaProtocol):
             table.add_row(tier, str(m["n"]), pct(m["tsr"]), pct(m["ars"]), ats,
                           style="bold" if tier == "overall" else None)
         console.print(table)
-        modes = ", ".join(f"{k} {v}" for k, v in summary["failure_modes"].items() if v) or "none"
-        console.print(f"failure modes: {modes} · errors {summary['n_errors']}"
+        counts = summary["failure_modes"]
+        modes = ", ".join(f"{k} {counts[k]}" for k in [*FAILURE_MODES, "undecided"] if counts.get(k)) or "none"
+        how = f" (of {counts['failed']} failed: {counts['by_rules']} by rules, {counts['by_judge']} by a judge)" \
+            if counts.get("failed") else ""
+        console.print(f"failure modes: {modes}{how} · errors {summary['n_errors']}"
                       f" · reference run errors {summary.get('n_reference_errors', 0)}")
 
 
