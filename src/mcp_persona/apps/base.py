@@ -240,7 +240,7 @@ class App:
         return {"error": f"invalid arguments for {tool}: {detail}"}
 
     def render(self, payload: Any) -> str:
-        return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, indent=None)
+        return payload if isinstance(payload, str) else compact_json(payload)
 
 
 def compact_json(value: Any) -> str:
