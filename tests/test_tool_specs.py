@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp import Client
 
@@ -19,10 +20,10 @@ from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.tasks import load_tasks
 
 # Ceilings on what one request carries for the tools (compact JSON characters; tokens ~ chars / 3).
-# The largest app today is Notion at ~41k characters (its block schemas nest three levels deep).
+# The largest app today is Notion at ~44k characters (its block schemas nest three levels deep).
 MAX_TOOL_CHARS = 10_000
 MAX_APP_CHARS = 45_000
-MAX_ALL_CHARS = 215_000  # --tools all: every app's tools in one request (41 servers, ~300 tools: ~205k today)
+MAX_ALL_CHARS = 215_000  # --tools all: every app's tools in one request (41 servers, ~300 tools: ~207k today)
 
 
 def size(value: Any) -> int:
@@ -55,6 +56,40 @@ def test_every_app_sends_small_specs_never_larger_than_its_schemas(listed: dict[
         assert estimate_tokens(chars) <= MAX_APP_CHARS / 3 + 1
         total += chars if get_app(name).library is None else 0  # a protocol's tool library is never in "all"
     assert total <= MAX_ALL_CHARS, total
+
+
+def _facts(schema: Any) -> tuple[set[str], set[str]]:
+    """Every property name, and every required list, enum and const (as JSON), anywhere in a schema."""
+    names: set[str] = set()
+    values: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for n in node:
+                walk(n)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("properties", "$defs") and isinstance(v, dict):
+                    names.update(v if k == "properties" else ())
+                    walk(list(v.values()))
+                elif k in ("required", "enum", "const"):
+                    values.add(json.dumps([k, v], sort_keys=True))
+                else:
+                    walk(v)
+
+    walk(schema)
+    return names, values
+
+
+def test_every_property_required_field_enum_and_const_reaches_the_model(
+        listed: dict[str, tuple[PoolTool, ...]]) -> None:
+    for tools in listed.values():
+        for tool in tools:
+            spec = function_spec(tool)["function"]["parameters"]
+            jsonschema.Draft202012Validator.check_schema(spec)
+            assert _facts(spec) == _facts(tool.input_schema), tool.exposed
+            assert spec.get("required", []) == tool.input_schema.get("required", []), tool.exposed
+            assert list(spec.get("properties", {})) == list(tool.input_schema.get("properties", {})), tool.exposed
 
 
 def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
@@ -101,6 +136,14 @@ def test_shared_definitions_stay_references_and_recursion_is_cut_by_a_reference(
     assert out["$defs"]["Node"]["properties"]["kids"]["items"] == {"$ref": "#/$defs/Node"}
     assert out["$defs"]["Node"]["properties"]["once"] == {"type": "integer"}
     assert out["$defs"]["Leaf"] == {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def test_properties_named_like_keywords_are_kept() -> None:
+    schema = {"type": "object", "title": "Args", "required": ["title"], "properties": {
+        "title": {"type": "string", "title": "Title"}, "default": {"type": "integer", "title": "Default"},
+        "properties": {"type": "object", "additionalProperties": True, "title": "Properties"}}}
+    assert compact_schema(schema) == {"type": "object", "required": ["title"], "properties": {
+        "title": {"type": "string"}, "default": {"type": "integer"}, "properties": {"type": "object"}}}
 
 
 def test_a_meaningful_default_is_kept() -> None:
