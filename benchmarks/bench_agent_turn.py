@@ -22,7 +22,8 @@ harness's process CPU (``time.process_time``) excludes it. It prints:
 (c) resident memory per concurrent episode: the peak RSS during a level, over the RSS before it, per slot;
     next to it the harness CPU per episode (set-up, the turn, scoring, the store): a level whose slots times
     this exceeds the cores the machine gives the process is CPU-bound, not slot-bound.
-(d) request bytes per turn (p50, max) over (a)'s requests, as the endpoint received them.
+(d) request bytes per turn (p50, max) over (a)'s requests, as the endpoint received them; the task of the
+    largest request, and how many tasks send a request over the budget of 60,000 bytes.
 (e) the gold replay the strict pass compares end states with: CPU per task, cold. It is paid once per task
     and process (memoised on the task's content, so trials and re-runs reuse it); (a) computes it for every
     task, so the episodes of (b) — copies of those tasks — find it done, as the trials of a real run do.
@@ -60,6 +61,9 @@ from mcp_persona.runner import run_episode, run_suite
 from mcp_persona.store import RunStore
 from mcp_persona.tasks import Task, load_tasks
 from mcp_persona.trajectory import Trajectory
+
+# The most one request may carry (tool definitions and the whole conversation), in bytes.
+BUDGET = 60_000
 
 # --- the scripted endpoint (runs in a child process) ---------------------------------------------------------------
 
@@ -245,18 +249,24 @@ async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenA
     agent.turns.clear()
     endpoint.sizes()
     answered = 0
-    if profile is not None:
-        profile.enable()
+    largest: dict[str, int] = {}  # per task, its largest request
+    sizes: list[int] = []
     for task in tasks:
+        if profile is not None:
+            profile.enable()
         record = await run_episode(task, agent, tools=tools)
+        if profile is not None:
+            profile.disable()
         answered += record.trajectory.stop_reason == "answered"
-    if profile is not None:
-        profile.disable()
-    sizes = endpoint.sizes()
+        own = endpoint.sizes()
+        sizes += own
+        largest[task.id] = max(own, default=0)
     ms = [t * 1e3 for t in agent.turns]
+    top = max(largest, key=lambda t: largest[t])
     return {"turns": len(ms), "episodes": len(tasks), "answered": answered, "cpu_ms_median": statistics.median(ms),
             "cpu_ms_p95": pct(ms, 0.95), "cpu_ms_mean": statistics.fmean(ms),
-            "request_bytes_p50": pct(sizes, 0.5), "request_bytes_max": max(sizes), "requests": len(sizes)}
+            "request_bytes_p50": pct(sizes, 0.5), "request_bytes_max": max(sizes), "requests": len(sizes),
+            "request_bytes_max_task": top, "tasks_over_budget": sorted(t for t, b in largest.items() if b > BUDGET)}
 
 
 async def scaling(tasks: list[Task], endpoint: EndpointProcess, client: OpenAIChatClient, levels: list[int],
@@ -336,6 +346,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         out.write(f"    {c:>11}  {row['episodes']:>8.0f}  {row['errors']:>6.0f}  {row['eps']:>10.2f}"
                   f"  {row['ratio']:>5.1f}x  {row['rss_mb_per_episode']:>14.2f}  {row['cpu_ms_per_episode']:>14.1f}\n")
     out.write(f"(d) request bytes per turn: p50 {turns['request_bytes_p50']:,}, max {turns['request_bytes_max']:,} "
+              f"({turns['request_bytes_max_task']}; {len(turns['tasks_over_budget'])} tasks over {BUDGET:,}) "
               f"({turns['requests']} requests)\n")
     out.write(f"(e) gold replay per task (cold, once per task and process): "
               f"median {statistics.median(replays):.1f} ms, "

@@ -20,7 +20,7 @@ env = H.env_fixture()
 
 async def ok(env: AppEnv, tool: str, args: dict[str, Any]) -> Any:
     text = await H.ok(env, tool, args)
-    assert text.startswith('{\n  "')  # 2-space indented JSON, as the real server prints it
+    assert text.startswith('{"')  # compact JSON (the real server indents it)
     return json.loads(text)
 
 

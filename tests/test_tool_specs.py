@@ -6,23 +6,25 @@ import json
 from typing import Any
 
 import anyio
+import jsonschema
 import pytest
 from mcp import Client
 
-from mcp_persona.agents import ModelAgent
+from mcp_persona.agents import ModelAgent, ReferenceAgent
 from mcp_persona.agents.tool_schema import compact_schema, estimate_tokens, function_spec, openai_tools, spec_chars
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.environment import Environment, PoolTool, app_tools
+from mcp_persona.environment import SEP, Environment, PoolTool, app_tools
 from mcp_persona.llm.base import ChatResponse
 from mcp_persona.reports import build_summary
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.tasks import load_tasks
 
-# Ceilings on what one request carries for the tools (compact JSON characters; tokens ~ chars / 3).
-# The largest app today is Notion at ~41k characters (its block schemas nest three levels deep).
-MAX_TOOL_CHARS = 10_000
-MAX_APP_CHARS = 45_000
-MAX_ALL_CHARS = 215_000  # --tools all: every app's tools in one request (41 servers, ~300 tools: ~205k today)
+# Ceilings on what one request carries for the tools (compact JSON characters; tokens ~ chars / 3), just
+# above today's sizes: the largest tool is notion_append_block_children (5,026: its blocks' children are cut
+# at the first repetition), the largest app Notion (39,237), --tools all 203,220 (41 servers, ~300 tools).
+MAX_TOOL_CHARS = 5_200
+MAX_APP_CHARS = 40_000
+MAX_ALL_CHARS = 205_000
 
 
 def size(value: Any) -> int:
@@ -55,6 +57,59 @@ def test_every_app_sends_small_specs_never_larger_than_its_schemas(listed: dict[
         assert estimate_tokens(chars) <= MAX_APP_CHARS / 3 + 1
         total += chars if get_app(name).library is None else 0  # a protocol's tool library is never in "all"
     assert total <= MAX_ALL_CHARS, total
+
+
+def _facts(schema: Any) -> tuple[set[str], set[str]]:
+    """Every property name, and every required list, enum and const (as JSON), anywhere in a schema."""
+    names: set[str] = set()
+    values: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, list):
+            for n in node:
+                walk(n)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("properties", "$defs") and isinstance(v, dict):
+                    names.update(v if k == "properties" else ())
+                    walk(list(v.values()))
+                elif k in ("required", "enum", "const"):
+                    values.add(json.dumps([k, v], sort_keys=True))
+                else:
+                    walk(v)
+
+    walk(schema)
+    return names, values
+
+
+def test_every_property_required_field_enum_and_const_reaches_the_model(
+        listed: dict[str, tuple[PoolTool, ...]]) -> None:
+    for tools in listed.values():
+        for tool in tools:
+            spec = function_spec(tool)["function"]["parameters"]
+            jsonschema.Draft202012Validator.check_schema(spec)
+            assert _facts(spec) == _facts(tool.input_schema), tool.exposed
+            assert spec.get("required", []) == tool.input_schema.get("required", []), tool.exposed
+            assert list(spec.get("properties", {})) == list(tool.input_schema.get("properties", {})), tool.exposed
+
+
+def test_the_gold_arguments_of_notion_tasks_fit_the_cut_specs() -> None:
+    # Notion's specs are the ones cut (nested blocks): what the reference agent sends must still fit them.
+    tasks = [t for t in load_tasks("persona") if "notion" in t.server_names]
+
+    async def calls() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        out = []
+        for task in tasks:
+            async with Environment(task) as env:
+                specs = {t.exposed: function_spec(t)["function"]["parameters"] for t in env.pool}
+            record = await run_episode(task, ReferenceAgent())
+            out += [(specs[f"{c.server}{SEP}{c.tool}"], c.arguments or {}) for c in record.trajectory.tool_calls]
+        return out
+
+    checked = anyio.run(calls)
+    assert len(checked) > len(tasks)
+    for spec, arguments in checked:
+        jsonschema.validate(arguments, spec, cls=jsonschema.Draft202012Validator)
 
 
 def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
@@ -101,6 +156,70 @@ def test_shared_definitions_stay_references_and_recursion_is_cut_by_a_reference(
     assert out["$defs"]["Node"]["properties"]["kids"]["items"] == {"$ref": "#/$defs/Node"}
     assert out["$defs"]["Node"]["properties"]["once"] == {"type": "integer"}
     assert out["$defs"]["Leaf"] == {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def test_a_recursion_unrolled_into_levels_is_cut_at_its_first_repetition() -> None:
+    # Notion's shape: a block's content has children blocks, three levels deep, the last without children.
+    def block(content: str, doc: str) -> dict[str, Any]:
+        return {"type": "object", "description": doc, "required": ["type"], "properties": {
+            "type": {"enum": ["p", "h"], "type": "string"}, "p": {"$ref": content}, "h": {"$ref": content}}}
+
+    def content(children: str | None = None) -> dict[str, Any]:
+        props: dict[str, Any] = {"text": {"type": "array", "items": {"$ref": "#/$defs/Text"}},
+                                 "color": {"type": "string"}}
+        if children:
+            props["children"] = {"type": "array", "items": {"$ref": children}}
+        return {"type": "object", "properties": props}
+
+    schema = {"type": "object", "title": "Args", "required": ["children"],
+              "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Block"}}},
+              "$defs": {"Block": block("#/$defs/TopContent", "A block."),
+                        "Nested": block("#/$defs/NestedContent", "A nested block."),
+                        "Leaf": block("#/$defs/LeafContent", "A leaf block."),
+                        "TopContent": content("#/$defs/Nested"), "NestedContent": content("#/$defs/Leaf"),
+                        "LeafContent": content(),
+                        "Text": {"type": "object", "properties": {"content": {"type": "string"}},
+                                 "required": ["content"]}}}
+    out = compact_schema(schema)
+    assert size(out) < size(schema)
+    top = out["properties"]["children"]["items"]
+    assert top["required"] == ["type"] and top["properties"]["type"]["enum"] == ["p", "h"]
+    assert top["properties"]["p"] == top["properties"]["h"] == {"$ref": "#/$defs/TopContent"}
+    assert set(out["$defs"]) == {"TopContent"}  # the deeper levels are gone; Text, now used once, inlined
+    content_fields = out["$defs"]["TopContent"]["properties"]
+    assert content_fields["text"]["items"]["required"] == ["content"]
+    assert content_fields["children"]["items"] == {"type": "object", "description": (
+        "A nested block. Same fields as the `children` item it is nested in; at most 1 more level of nesting.")}
+
+
+def test_a_true_recursion_is_not_cut_but_stays_a_reference() -> None:
+    node = {"type": "object", "properties": {"name": {"type": "string"}, "size": {"type": "integer"},
+                                             "kids": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}
+    schema = {"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}}, "$defs": {"Node": node}}
+    assert compact_schema(schema) == schema
+
+
+def test_a_subschema_repeated_under_one_name_is_sent_once() -> None:
+    color = {"enum": [f"colour_{i}" for i in range(19)], "type": "string"}
+    code = {"type": "string", "pattern": "^[A-Z]{3}$", "description": "ISO 4217 code, e.g. USD"}
+    schema = {"type": "object", "properties": {
+        "text": {"type": "object", "properties": {"color": dict(color), "bold": {"type": "boolean"}}},
+        "block": {"type": "object", "properties": {"color": dict(color), "kind": {"type": "string"}}},
+        "base": dict(code), "target": dict(code)}}
+    out = compact_schema(schema)
+    assert out["$defs"] == {"color": color}
+    assert out["properties"]["text"]["properties"]["color"] == {"$ref": "#/$defs/color"}
+    assert out["properties"]["block"]["properties"]["color"] == {"$ref": "#/$defs/color"}
+    # under two names a shared entry would read as one argument standing for the other: both stay
+    assert out["properties"]["base"] == out["properties"]["target"] == code
+
+
+def test_properties_named_like_keywords_are_kept() -> None:
+    schema = {"type": "object", "title": "Args", "required": ["title"], "properties": {
+        "title": {"type": "string", "title": "Title"}, "default": {"type": "integer", "title": "Default"},
+        "properties": {"type": "object", "additionalProperties": True, "title": "Properties"}}}
+    assert compact_schema(schema) == {"type": "object", "required": ["title"], "properties": {
+        "title": {"type": "string"}, "default": {"type": "integer"}, "properties": {"type": "object"}}}
 
 
 def test_a_meaningful_default_is_kept() -> None:

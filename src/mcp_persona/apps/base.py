@@ -247,7 +247,16 @@ class App:
         return {"error": f"invalid arguments for {tool}: {detail}"}
 
     def render(self, payload: Any) -> str:
-        return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, indent=None)
+        return payload if isinstance(payload, str) else compact_json(payload)
+
+
+def compact_json(value: Any) -> str:
+    """``value`` as JSON without indentation or spaces after separators.
+
+    Whitespace is no part of a server's interface, and a model pays for every byte of an answer in
+    every later request of the conversation: apps whose real server pretty-prints answer this instead.
+    """
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _data_dir() -> Any:

@@ -14,7 +14,7 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
@@ -23,7 +23,7 @@ class JsonApp(App):
     """An app answering JSON text and failing with ``{"error": ...}`` naming the bad field."""
 
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps(result, ensure_ascii=False, indent=2)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         return json.dumps({"error": failure.message}, ensure_ascii=False)

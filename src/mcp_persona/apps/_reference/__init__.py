@@ -31,7 +31,7 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
-from mcp_persona.apps.base import App, AppEnv, AppServer, FieldViolation, ToolFailure, error_result
+from mcp_persona.apps.base import App, AppEnv, AppServer, FieldViolation, ToolFailure, compact_json, error_result
 
 INVALID_PARAMS = -32602
 
@@ -164,8 +164,8 @@ def pick(obj: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
 
 
 def js_json(value: Any) -> str:
-    """``JSON.stringify(value, null, 2)``."""
-    return json.dumps(value, ensure_ascii=False, indent=2)
+    """``JSON.stringify(value)``: compact, where the real server indents (``JSON.stringify(value, null, 2)``)."""
+    return compact_json(value)
 
 
 # -- the app and its server ------------------------------------------------------------------------

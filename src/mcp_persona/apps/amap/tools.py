@@ -7,14 +7,13 @@ fixed detour factors and speeds per mode); nothing reads the wall clock, the net
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import timedelta
 from typing import Any
 
 from pydantic import Field
 
 from mcp_persona.apps import _geo
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 OK_CODE, OK_INFO = "10000", "OK"
 INVALID_PARAMS = "20000"
@@ -52,15 +51,14 @@ WIND_ZH = {"N": "北", "NE": "东北", "E": "东", "SE": "东南", "S": "南", "
 
 class AmapApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps({"status": "1", "info": OK_INFO, "infocode": OK_CODE, **result}, ensure_ascii=False, indent=2)
+        return compact_json({"status": "1", "info": OK_INFO, "infocode": OK_CODE, **result})
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         code = str(failure.code) if failure.code is not None else (
             UNKNOWN_ERROR if failure.kind == "internal" else INVALID_PARAMS)
         info = INFO.get(code, "UNKNOWN_ERROR")
-        return json.dumps({"status": "0", "info": info, "infocode": code,
-                           "error": f"{PREFIX.get(tool, tool)} failed: {info}", "detail": failure.message},
-                          ensure_ascii=False, indent=2)
+        return compact_json({"status": "0", "info": info, "infocode": code,
+                             "error": f"{PREFIX.get(tool, tool)} failed: {info}", "detail": failure.message})
 
     def validation_payload(self, tool: str, violations: list[FieldViolation]) -> Any:
         missing = any(v.kind == "missing" for v in violations)

@@ -6,8 +6,8 @@ Kept from the real server: ``search_papers`` with its arguments (``query``,
 (``returned``, ``start``, ``papers`` [id, versioned_id, title, authors, abstract,
 categories, published, url (the PDF), resource_uri ``arxiv://<id>``],
 ``total_results``, ``has_more``, ``next_start``: the agent must pass ``next_start``
-back as ``start`` to page), 2-space indented; the query language: ``ti:``, ``abs:``,
-``au:``, ``cat:`` and ``all:`` field prefixes, quoted phrases, ``AND`` / ``OR`` /
+back as ``start`` to page), as compact JSON (the real server indents it); the query language:
+``ti:``, ``abs:``, ``au:``, ``cat:`` and ``all:`` field prefixes, quoted phrases, ``AND`` / ``OR`` /
 ``ANDNOT``, and unprefixed words searching title and abstract but not authors; the
 category check by archive prefix ("Error: Invalid category provided. Please check
 arXiv category names."); errors as ``Error: ...`` text; and arXiv ids as

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from mcp_persona.apps._corpus import Index, parse_day, tokenize
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 MAX_RESULTS = 50
 # arXiv archives: a category filter must start with one of these.
@@ -54,7 +53,7 @@ class ArxivApp(App):
         return "Input validation error: " + "; ".join(f"{v.field}: {v.message}" for v in violations)
 
     def render(self, payload: Any) -> str:
-        return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, indent=2)
+        return payload if isinstance(payload, str) else compact_json(payload)
 
 
 APP = ArxivApp(

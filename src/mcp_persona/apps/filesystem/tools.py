@@ -30,7 +30,7 @@ import json
 import re
 from typing import Annotated, Any
 
-from mcp_persona.apps._reference import UNSET, ReferenceApp, js_json, optional
+from mcp_persona.apps._reference import UNSET, ReferenceApp, optional
 from mcp_persona.apps.base import AppEnv, ToolFailure
 from mcp_persona.apps.filesystem import nodejs as js
 from mcp_persona.apps.filesystem.specs import TOOL_SPECS
@@ -519,7 +519,8 @@ def directory_tree(
             out.append(entry)
         return out
 
-    return js_json(build(root_path))
+    # the one answer whose published description promises its whitespace ("2-space indentation")
+    return json.dumps(build(root_path), ensure_ascii=False, indent=2)
 
 
 @APP.tool(mutates=True)

@@ -7,8 +7,8 @@ asks — ``get_cpu_usage``, ``get_memory_usage``, ``get_disk_usage {path?}``, ``
 field names and upstream's process listing (``total_count``, ``returned_count``, ``sort_by``,
 ``processes``; sort by cpu or memory descending, pid or name ascending; default limit 10; a ``pid``
 gives one process's details), and adds ``kill_process {pid, force?}`` (invented, the one write).
-Results are 2-space JSON; failures are plain text ``Error: ...`` (upstream uses MCP error results with
-plain text such as ``Failed to get process information: ...``).
+Results are compact JSON (upstream indents it); failures are plain text ``Error: ...`` (upstream uses MCP
+error results with plain text such as ``Failed to get process information: ...``).
 
 The machine is a fixed, realistic snapshot (orbit-build-02, Ubuntu 22.04, 16 logical cores, 64 GiB, an
 NVMe root disk and a nearly full /data disk, a training job and an ffmpeg encode hogging the CPU, an

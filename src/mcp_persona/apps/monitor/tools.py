@@ -7,7 +7,6 @@ sum(process RSS). Uptime is the task clock's "now" minus the boot time.
 
 from __future__ import annotations
 
-import json
 import posixpath
 from datetime import datetime
 from typing import Any, Literal
@@ -15,12 +14,12 @@ from zoneinfo import ZoneInfo
 
 from pydantic import Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 
 class MonitorApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps(result, ensure_ascii=False, indent=2)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         return f"Error: {failure.message}"

@@ -4,7 +4,7 @@ The real server wraps the Obsidian Local REST API plugin; the tools keep its nam
 (``obsidian_*``), its flat argument names (``filepath``, ``dirpath``, ``query``,
 ``context_length``, ``operation``/``target_type``/``target``/``content``, ``confirm``,
 ``period``, ``limit``, ``include_content``, ``days``, ``tag``) and its responses:
-listings, search hits and metadata as 2-space-indented JSON, write confirmations
+listings, search hits and metadata as JSON (compact; the real server indents it), write confirmations
 as plain sentences ("Successfully patched content in ..."), and failures as
 ``Caught Exception. Error: Error <errorCode>: <message>`` with the REST API's codes
 (40400 not found, 40021 path traversal, 40510 directory given for a file, 40060

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 from mcp_persona.context_tree import Segment
 
 # Error codes of the Obsidian Local REST API (errorCode = HTTP status * 100 + detail) and their
@@ -42,8 +42,8 @@ _CANNED = {
     FILE_OPERATION_FAILED: "File operation failed. Check the error message for details.",
 }
 
-# Tools whose text result is sent as it is; every other result is JSON with a 2-space indent
-# (so the note text of obsidian_get_file_contents arrives as a JSON string, as in the real server).
+# Tools whose text result is sent as it is; every other result is compact JSON, where the real server
+# indents it (the note text of obsidian_get_file_contents arrives as a JSON string, as in the real server).
 _PLAIN_TEXT = {
     "obsidian_batch_get_file_contents",
     "obsidian_get_periodic_note",
@@ -58,7 +58,7 @@ class ObsidianApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
         if isinstance(result, str) and tool in _PLAIN_TEXT:
             return result
-        return json.dumps(result, indent=2, ensure_ascii=False)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         text = failure.message if failure.code is None else f"Error {failure.code}: {failure.message}"

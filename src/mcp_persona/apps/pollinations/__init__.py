@@ -3,12 +3,13 @@
 Same tool names and arguments: ``generateImageUrl {prompt, model?, seed?, width?, height?, enhance?,
 safe?}``, ``generateImage {... , outputPath?, fileName?, format?}``, ``respondAudio {prompt, voice?, seed?,
 voiceInstructions?}``, ``listImageModels`` and ``listAudioVoices``. Results are as upstream: the URL tool
-returns ``{imageUrl, prompt, width, height, model, seed, enhance, private, nologo, safe}`` as 2-space JSON
-with ``https://image.pollinations.ai/prompt/<encodeURIComponent(prompt)>?model=..&seed=..&width=..
-&height=..[&enhance=true]&nologo=true&private=true&safe=..``; ``generateImage`` answers ``Generated image
-from prompt: "..."`` with the metadata and ``Image saved to: <path>`` (upstream also sends the image bytes,
-which the simulator does not have); ``respondAudio`` answers ``Audio has been played.`` with the metadata;
-``listImageModels`` returns the bare list of model names, ``listAudioVoices`` ``{"voices": [...]}``.
+returns ``{imageUrl, prompt, width, height, model, seed, enhance, private, nologo, safe}`` as compact
+JSON (upstream indents it) with ``https://image.pollinations.ai/prompt/<encodeURIComponent(prompt)>?model=..
+&seed=..&width=..&height=..[&enhance=true]&nologo=true&private=true&safe=..``; ``generateImage`` answers
+``Generated image from prompt: "..."`` with the metadata and ``Image saved to: <path>`` (upstream also sends
+the image bytes, which the simulator does not have); ``respondAudio`` answers ``Audio has been played.``
+with the metadata; ``listImageModels`` returns the bare list of model names, ``listAudioVoices``
+``{"voices": [...]}``.
 Failures read ``Error generating image URL: ...`` / ``Error generating image: ...`` / ``Error generating
 audio: ...`` as upstream's, with the invalid model or voice named and the valid ones listed.
 

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from pydantic import Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 PREFIX = {
     "generateImageUrl": "Error generating image URL",
@@ -33,7 +33,7 @@ class PollinationsApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
         if tool in TEXT_RESULTS and isinstance(result, str):
             return result
-        return json.dumps(result, ensure_ascii=False, indent=2)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         return f"{PREFIX.get(tool, 'Error')}: {failure.message}"
@@ -139,7 +139,7 @@ def generateImage(
                                "image_url": meta["imageUrl"], "asset_hash": asset, "created_at": env.now()})
     metadata = {k: meta[k] for k in ("prompt", "width", "height", "model", "seed", "enhance", "private", "nologo",
                                       "safe")}
-    return (f'Generated image from prompt: "{prompt}"\n\nImage metadata: {json.dumps(metadata, indent=2)}'
+    return (f'Generated image from prompt: "{prompt}"\n\nImage metadata: {compact_json(metadata)}'
             f"\n\nImage saved to: {path}")
 
 
@@ -170,7 +170,7 @@ def respondAudio(
                               "created_at": env.now()})
     metadata = {"prompt": prompt, "voice": voice, "model": "openai-audio", "seed": seed,
                 "voiceInstructions": voiceInstructions, "asset_id": audio_id, "duration_s": duration}
-    return f"Audio has been played.\n\nAudio metadata: {json.dumps(metadata, indent=2, ensure_ascii=False)}"
+    return f"Audio has been played.\n\nAudio metadata: {compact_json(metadata)}"
 
 
 @APP.tool()

@@ -14,9 +14,10 @@ real shapes: feeds as ``{"feeds": [{"xsecToken", "id", "modelType", "noteCard": 
 ``{"title", "content", "images", "status": "发布完成"}``), counters as strings ("1.2万"), a note's topics
 appended to its desc as ``#tag[话题]#``.
 
-Response style (one for every tool): a success is the JSON object, 2-space indented, where the real
-server answers some tools with a sentence (the login and action tools); a failure is the real
-handlers' plain text ``<操作>失败: <原因>`` (e.g. ``获取Feed详情失败: 缺少xsec_token参数``, ``搜索Feeds失败:
+Response style (one for every tool): a success is the JSON object, compact (the real server indents it;
+the whitespace means nothing and is resent in every later request), where the real server answers some
+tools with a sentence (the login and action tools); a failure is the real handlers' plain text
+``<操作>失败: <原因>`` (e.g. ``获取Feed详情失败: 缺少xsec_token参数``, ``搜索Feeds失败:
 排序依据 不支持 "热门"，可选：综合、最新、最多点赞、最多评论、最多收藏``, ``发布失败: 标题长度超过限制``), and a
 schema violation reads ``invalid params: validating "arguments": <field>: <message>``.
 

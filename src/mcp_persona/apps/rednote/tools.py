@@ -9,14 +9,13 @@ thousand up); times are unix milliseconds.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 from mcp_persona.context_tree.ids import generate_id
 
 # The real handlers prefix every failure with what was being done ("获取Feed详情失败: ...").
@@ -66,11 +65,11 @@ _TABS = {
 
 
 class RednoteApp(App):
-    """Success: the result as 2-space-indented JSON (Go's MarshalIndent); failure: a plain
-    '<操作>失败: <原因>' text, as the real handlers write it."""
+    """Success: the result as compact JSON (the real server indents it, Go's MarshalIndent); failure: a
+    plain '<操作>失败: <原因>' text, as the real handlers write it."""
 
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps(result, ensure_ascii=False, indent=2)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         prefix = failure.extra.get("prefix", _PREFIX.get(tool))

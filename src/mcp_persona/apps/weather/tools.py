@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from mcp_persona.apps import _geo
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 
 MISSING_PARAM = 1003  # "Parameter q is missing."
 NOT_FOUND = 1006  # "No matching location found."
@@ -25,7 +25,7 @@ INTERNAL = 9999
 
 class WeatherApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps(result, ensure_ascii=False, indent=2)
+        return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         code = failure.code if failure.code is not None else (INTERNAL if failure.kind == "internal"
