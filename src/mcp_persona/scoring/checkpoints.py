@@ -98,7 +98,7 @@ def score_episode(
     acc = sum(scored) / len(scored) if scored else 0.0
     ops = [r for r in results if r.type == "operate"]
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
-    evidence = Evidence.of(ok_calls, given=task.instruction)
+    evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
     ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
                   if appears_in(v, trajectory.final_answer) and evidence.why_ungrounded(v, cp.derived.get(v))]
     return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded,

@@ -4,7 +4,8 @@ Shared by every protocol that reads GT values out of a final answer:
 
 * A call *shows* a value when it succeeded and its output holds the value (normalised as the answer match
   is, :func:`~mcp_persona.scoring.normalize.appears_in`) while its arguments do not: a tool that echoes what
-  it was handed (a note written, a cell set) shows nothing the agent did not already have.
+  it was handed (a note written, a cell set) shows nothing the agent did not already have (unless the
+  caller lets echoes count, below).
 * A GT value is *grounded* when some call of the episode shows it. A value the agent works out from others
   (a sum, a difference, a price times a quantity) is declared with its arithmetic on the checkpoint
   (``derived``); it is grounded when every number of that expression was shown by a call or is stated in the
@@ -14,7 +15,10 @@ Shared by every protocol that reads GT values out of a final answer:
   instead of an answer.
 
 Which calls may ground a value is the caller's choice (``Evidence.of(..., counts=...)``): a protocol whose
-library marks pure computations leaves those out, since their output is a function of their arguments.
+library marks pure computations leaves those out, since their output is a function of their arguments. So is
+whether echoes count (``echoes=True``): MCP-Persona keeps counting them, since its agents rightly rewrite a
+found value before writing it (a time put in the user's zone, a duration in minutes) and the write's echo is
+where that form shows; its validation checks separately that gold reads return every GT value.
 """
 
 from __future__ import annotations
@@ -52,8 +56,9 @@ def numbers(text: str) -> list[float]:
 def operands(expression: str) -> list[float]:
     """The numbers an arithmetic expression is made of (its constants), in order."""
     tree = ast.parse(expression.strip().replace("^", "**"), mode="eval")
-    return [float(n.value) for n in ast.walk(tree)
-            if isinstance(n, ast.Constant) and isinstance(n.value, int | float) and not isinstance(n.value, bool)]
+    found = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Constant) and isinstance(n.value, int | float) and not isinstance(n.value, bool)]
+    return [float(n.value) for n in sorted(found, key=lambda n: n.col_offset)]  # walk order is breadth-first
 
 
 def _same(a: float, b: float) -> bool:
@@ -97,17 +102,16 @@ class _Seen:
         self.output_numbers = [float(m) for m in _NUMBER.findall(self.output)]
         self.argument_numbers = [float(m) for m in _NUMBER.findall(self.arguments)]
 
-    def shows(self, needle: str) -> bool:
-        if needle not in self.output:
-            return False
-        try:  # a number is handed over only as a number: not as digits of a folder name in a path
-            return not any(_same(float(needle), n) for n in self.argument_numbers)
+    def handed(self, needle: str) -> bool:
+        """Whether the call's arguments held the (normalised) value."""
+        try:
+            x = float(needle)
         except ValueError:
-            return needle not in self.arguments
+            return needle in self.arguments
+        return self.handed_number(x)  # a number only as a number: not as digits of a folder name in a path
 
-    def shows_number(self, x: float) -> bool:
-        return (any(_same(x, n) for n in self.output_numbers)
-                and not any(_same(x, n) for n in self.argument_numbers))
+    def handed_number(self, x: float) -> bool:
+        return any(_same(x, n) for n in self.argument_numbers)
 
 
 @dataclass(frozen=True)
@@ -116,28 +120,33 @@ class Evidence:
 
     seen: tuple[_Seen, ...]
     given_numbers: tuple[float, ...] = ()
+    echoes: bool = False  # whether a call's output counts for a value its own arguments held
 
     @classmethod
     def of(cls, calls: Iterable[ToolCallEvent], *, given: str = "",
-           counts: Callable[[ToolCallEvent], bool] | None = None) -> Evidence:
+           counts: Callable[[ToolCallEvent], bool] | None = None, echoes: bool = False) -> Evidence:
         """The successful ``calls`` (those ``counts`` accepts) and the numbers ``given`` states."""
         seen = tuple(_Seen(c) for c in calls if not c.is_error and (counts is None or counts(c)))
-        return cls(seen, tuple(numbers(given)))
+        return cls(seen, tuple(numbers(given)), echoes)
 
     def shows(self, value: str) -> bool:
         needle = normalize(value)
-        return bool(needle) and any(s.shows(needle) for s in self.seen)
+        return bool(needle) and any(needle in s.output and (self.echoes or not s.handed(needle)) for s in self.seen)
+
+    def shows_number(self, x: float) -> bool:
+        return any(any(_same(x, n) for n in s.output_numbers) and (self.echoes or not s.handed_number(x))
+                   for s in self.seen)
 
     def why_ungrounded(self, value: str, expression: str | None = None) -> str | None:
         """None when ``value`` is grounded (see the module), else why not, naming what no tool output held."""
         if expression is None:
             return None if self.shows(value) else f"{value} was not found in any tool output"
         missing = [x for x in operands(expression)
-                   if not (any(_same(x, g) for g in self.given_numbers) or any(s.shows_number(x) for s in self.seen))]
+                   if not (any(_same(x, g) for g in self.given_numbers) or self.shows_number(x))]
         if not missing:
             return None
-        return (f"{value} = {expression}, but {', '.join(_show(x) for x in missing)} was not found in any tool "
-                "output nor in the instruction")
+        return (f"{value} = {expression}, but no tool output nor the instruction holds "
+                f"{', '.join(_show(x) for x in missing)}")
 
 
 __all__ = ["DUMP_FACTOR", "DUMP_MIN_CHARS", "Evidence", "answer_dump", "derivation_problem", "numbers", "operands"]
