@@ -5,7 +5,10 @@
   the model agent sees all tools at once (``server__tool``).
 * Told: the task clock and the working folder; never which tools to use.
 * Scored: rules first (GT values in the final answer, files left in the working folder, records
-  left on simulated servers, named tool calls); with ``--judge`` the key-point judge too, whose
+  left on simulated servers, named tool calls). An answer's GT value counts only when grounded:
+  shown by a successful data call of the episode, or derived (as its checkpoint declares) from numbers
+  such calls showed; an answer that pastes tool output (a dump) fails (see
+  :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
   verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
   rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
   and is counted.
