@@ -46,6 +46,12 @@ def gt(summary: str, *values: str) -> dict[str, Any]:
     return {"type": "generic_search", "summary": summary, "gt_value": list(values)}
 
 
+def computed(summary: str, value: str, expression: str) -> dict[str, Any]:
+    """A GT value the agent works out: grounded by the numbers of ``expression`` (fetched, or stated in the
+    instruction), not by a calculator's output."""
+    return gt(summary, value) | {"derived": {value: expression}}
+
+
 def task(tid: str, domain: str, instruction: str, steps: list[list[dict[str, Any]]], answer: str,
          key_points: list[str], *, checks: list[dict[str, Any]] = (), files: list[dict[str, Any]] = (),
          states: list[dict[str, Any]] = (), inputs: list[str] = (), difficulty: str = "medium") -> dict[str, Any]:
@@ -98,7 +104,7 @@ def office() -> list[dict[str, Any]]:
             f"The {col} total is {num(total)}.",
             [f"Read the Sales sheet of the spreadsheet {name}",
              f"Calculate the total of the {col} column: {num(total)}"],
-            checks=[gt(f"the {col} total", num(total))], inputs=[name], difficulty="easy"))
+            checks=[computed(f"the {col} total", num(total), expr)], inputs=[name], difficulty="easy"))
     for i in range(6):  # total written back into the workbook
         col, rows = sheet_rows(10 + i)
         name, sheet = f"budget_{i + 1}.xlsx", "Budget"
@@ -116,7 +122,7 @@ def office() -> list[dict[str, Any]]:
             f"The {col} total is {num(total)}; I wrote it to {cell}.",
             [f"Read the Budget sheet of the spreadsheet {name}", f"Calculate the total of the {col} column: "
              f"{num(total)}", f"Write the total into cell {cell} of the Budget sheet"],
-            checks=[gt(f"the {col} total", num(total))],
+            checks=[computed(f"the {col} total", num(total), expr)],
             files=[{"path": name, "summary": f"{cell} holds the total", "cells": {f"{sheet}!{cell}": total}}],
             inputs=[name]))
     for i in range(5):  # Word report from a workbook
@@ -175,13 +181,14 @@ def office() -> list[dict[str, Any]]:
         out.append(task(
             f"office_docx_read_{i + 1}", "office",
             f"What budget does {name} in my working folder say was approved for the {team} team? Also tell me "
-            f"what it comes to per month over a three-month quarter.",
+            f"what it comes to per month over a quarter of 3 months.",
             [[call("word-document-server", "get_document_text", filename=f"{W}/{name}")],
              [call("calculator", "calculate", expression=f"{amount}/3")]],
             f"{amount} USD approved, {num(amount / 3)} USD per month.",
             [f"Read the text of the Word document {name}: the approved budget is {amount} USD",
              f"Calculate the monthly figure {amount} / 3 = {num(amount / 3)} USD"],
-            checks=[gt("the approved budget", str(amount)), gt("the monthly figure", num(amount / 3))],
+            checks=[gt("the approved budget", str(amount)),
+                    computed("the monthly figure", num(amount / 3), f"{amount}/3")],
             inputs=[name], difficulty="easy"))
     for i in range(5):  # filter a CSV with the file system
         rng = random.Random(3000 + i)
@@ -218,13 +225,14 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
         va, vb = rec(server, a)["value"], rec(server, b)["value"]
         hi = a if va >= vb else b
         diff = abs(va - vb)
+        expr = f"{max(va, vb)}-{min(va, vb)}"
         out.append(task(
             f"{prefix}_{i + 1}", domain, question(a, b),
-            [[lookup(a), lookup(b)], [call("calculator", "calculate", expression=f"{max(va, vb)}-{min(va, vb)}")]],
+            [[lookup(a), lookup(b)], [call("calculator", "calculate", expression=expr)]],
             f"{a}: {num(va)}, {b}: {num(vb)}; {hi} is higher by {num(diff)}.",
             [f"Look up the {noun} of {a}: {num(va)}", f"Look up the {noun} of {b}: {num(vb)}",
              f"Calculate the difference: {hi} is higher by {num(diff)}"],
-            checks=[gt(f"both {noun}s", num(va), num(vb)), gt("the difference", num(diff))]))
+            checks=[gt(f"both {noun}s", num(va), num(vb)), computed("the difference", num(diff), expr)]))
     return out
 
 
@@ -249,7 +257,7 @@ def finance() -> list[dict[str, Any]]:
             [f"Look up the current crypto price of {coins[0]}: {num(prices[0])}",
              f"Look up the current crypto price of {coins[1]}: {num(prices[1])}",
              f"Calculate the total value of the holdings: {num(total)}"],
-            checks=[gt("the two prices", num(prices[0]), num(prices[1])), gt("the total", num(total))]))
+            checks=[gt("the two prices", num(prices[0]), num(prices[1])), computed("the total", num(total), expr)]))
     for i, (a, b) in enumerate([("005930", "000660"), ("035420", "035720"), ("005380", "051910"),
                                 ("005930", "005380")]):
         va, vb = rec("kospi-kosdaq", a)["value"], rec("kospi-kosdaq", b)["value"]
@@ -265,7 +273,7 @@ def finance() -> list[dict[str, Any]]:
             [f"Get the market cap of the Korean ticker {a} ({names[0]}): {num(va)}",
              f"Get the market cap of the Korean ticker {b} ({names[1]}): {num(vb)}",
              f"Calculate the combined market cap: {num(total)}"],
-            checks=[gt("both caps", num(va), num(vb)), gt("the combined cap", num(total))]))
+            checks=[gt("both caps", num(va), num(vb)), computed("the combined cap", num(total), f"{va}+{vb}")]))
     return out
 
 
@@ -289,7 +297,8 @@ def lifestyle() -> list[dict[str, Any]]:
             f"{a} {num(va)}, {b} {num(vb)}; total {num(va + vb)}.",
             [f"Look up the recipe {a} and its calories: {num(va)}", f"Look up the recipe {b} and its calories: "
              f"{num(vb)}", f"Calculate the total calories: {num(va + vb)}"],
-            checks=[gt("each recipe's calories", num(va), num(vb)), gt("the total", num(va + vb))]))
+            checks=[gt("each recipe's calories", num(va), num(vb)),
+                    computed("the total", num(va + vb), f"{va}+{vb}")]))
     for i, city in enumerate(["Tokyo", "London", "New York", "Beijing", "Paris"]):
         v = rec("weather", city)["value"]
         dest = f"weather_{city.lower().replace(' ', '_')}.txt"
@@ -329,7 +338,7 @@ def lifestyle_notes() -> list[dict[str, Any]]:
             [f"Look up the recipe {a} and its calories: {num(va)}",
              f"Look up the recipe {b} and its calories: {num(vb)}",
              f"Calculate the total calories: {total}", f"Write a note titled '{title}' with both dishes and the total"],
-            checks=[gt("the total calories", total)],
+            checks=[computed("the total calories", total, f"{va}+{vb}")],
             states=[{"server": "basic-memory", "tool": "write_note", "summary": "the note names both dishes and "
                      "the total", "contains": [title, a, b, total]}]))
     return out
@@ -360,19 +369,20 @@ def leisure() -> list[dict[str, Any]]:
         rx, ry = (next(r for r in stories if t.lower() in r["name"].lower()) for t in (x, y))
         top = rx if rx["value"] >= ry["value"] else ry
         diff = abs(rx["value"] - ry["value"])
+        expr = f"{max(rx['value'], ry['value'])}-{min(rx['value'], ry['value'])}"
         out.append(task(
             f"leisure_hn_points_{i + 1}", "leisure",
             f"On Hacker News, which story got more points: the one about '{x}' or the one about '{y}'? "
             f"Give both titles with their points and the gap.",
             [[call("hackernews", "search", query=x), call("hackernews", "search", query=y)],
-             [call("calculator", "calculate", expression=f"{max(rx['value'], ry['value'])}-"
-                                                          f"{min(rx['value'], ry['value'])}")]],
+             [call("calculator", "calculate", expression=expr)]],
             f"'{rx['name']}' {num(rx['value'])}, '{ry['name']}' {num(ry['value'])}; '{top['name']}' leads by "
             f"{num(diff)}.",
             [f"Search Hacker News stories for '{x}': {num(rx['value'])} points",
              f"Search Hacker News stories for '{y}': {num(ry['value'])} points",
              f"Calculate the gap: '{top['name']}' leads by {num(diff)}"],
-            checks=[gt("both stories' points", num(rx["value"]), num(ry["value"])), gt("the gap", num(diff))]))
+            checks=[gt("both stories' points", num(rx["value"]), num(ry["value"])),
+                    computed("the gap", num(diff), expr)]))
     return out
 
 
@@ -393,22 +403,24 @@ def travel() -> list[dict[str, Any]]:
             [f"Search Airbnb listings for '{kw}'",
              f"Get the details of the listing '{r['name']}': {num(r['value'])} per night",
              f"Calculate the cost of {nights} nights: {num(total)}"],
-            checks=[gt("the nightly price", num(r["value"])), gt("the stay's total", num(total))]))
+            checks=[gt("the nightly price", num(r["value"])),
+                    computed("the stay's total", num(total), f"{r['value']}*{nights}")]))
     for i, (a, b) in enumerate([("G1", "G7"), ("D301", "G1"), ("G81", "G101"), ("G7", "G101"), ("D301", "G81"),
                                 ("G1", "G101")]):
         va, vb = rec("12306-mcp", a)["value"], rec("12306-mcp", b)["value"]
         cheap = a if va <= vb else b
+        expr = f"{max(va, vb)}-{min(va, vb)}"
         out.append(task(
             f"travel_train_fare_{i + 1}", "travel",
             f"For a trip on 2026-05-08, which train has the lower fare, {a} or {b}? Give both fares and the "
             f"saving.",
             [[call("12306-mcp", "get-train-route-stations", trainNo=t, fromStationTelecode="VNP",
                    toStationTelecode="AOH", departDate="2026-05-08") for t in (a, b)],
-             [call("calculator", "calculate", expression=f"{max(va, vb)}-{min(va, vb)}")]],
+             [call("calculator", "calculate", expression=expr)]],
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper by {num(abs(va - vb))}.",
             [f"Look up the route and fare of train {a}: {num(va)}", f"Look up the route and fare of train {b}: "
              f"{num(vb)}", f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
-            checks=[gt("both fares", num(va), num(vb)), gt("the saving", num(abs(va - vb)))]))
+            checks=[gt("both fares", num(va), num(vb)), computed("the saving", num(abs(va - vb)), expr)]))
     return out
 
 
@@ -419,16 +431,17 @@ def shopping() -> list[dict[str, Any]]:
                                         ("Ethereum", 5, "Silver", 3)]):
         pa, pb = rec("Asset_Price_MCP", a)["value"], rec("Asset_Price_MCP", b)["value"]
         total = qa * pa + qb * pb
+        expr = f"{qa}*{pa}+{qb}*{pb}"
         out.append(task(
             f"shopping_asset_basket_{i + 1}", "shopping",
             f"I want to buy {qa} units of {a} and {qb} units of {b}. Check the current asset prices and tell me "
             f"the total cost.",
             [[call("Asset_Price_MCP", "get_asset_price")],
-             [call("calculator", "calculate", expression=f"{qa}*{pa}+{qb}*{pb}")]],
+             [call("calculator", "calculate", expression=expr)]],
             f"{a} {num(pa)}, {b} {num(pb)}; total {num(total)}.",
             [f"Look up the current asset prices: {a} {num(pa)}, {b} {num(pb)}",
              f"Calculate the total cost: {num(total)}"],
-            checks=[gt("the two prices", num(pa), num(pb)), gt("the total", num(total))]))
+            checks=[gt("the two prices", num(pa), num(pb)), computed("the total", num(total), expr)]))
     for i, (a, b) in enumerate([("Seaside flat Barcelona", "Tokyo capsule studio"),
                                 ("Loft near Central Park", "Paris Montmartre apartment"),
                                 ("Hutong courtyard Beijing", "Seaside flat Barcelona"),

@@ -11,16 +11,21 @@ from typing import Any
 
 import anyio
 import pytest
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from mcp_persona.agents import CopilotAgent, NoopAgent, ReferenceAgent
 from mcp_persona.cli import app
+from mcp_persona.environment import Environment
+from mcp_persona.livemcptool.real import NODE_PREFIX_ENV, SERVERS_DIR_ENV
+from mcp_persona.mutants import ReplayAgent, gold_plan
 from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment
 from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
 from mcp_persona.retrieval import get_router, tokenize
 from mcp_persona.runner import Judging, RunConfig, run_episode
-from mcp_persona.tasks import FileCheck, load_tasks
-from mcp_persona.trajectory import ToolCallEvent
+from mcp_persona.tasks import FileCheck, GoldCall, SearchCheckpoint, Task, load_tasks
+from mcp_persona.trajectory import ToolCallEvent, Trajectory
 from test_llm_faults import FaultServer, completion, tool_call
 
 PROTOCOL = get_protocol("livemcpbench")
@@ -145,6 +150,95 @@ def test_a_note_missing_a_value_fails_the_state_check() -> None:
     assert not ok and "holds all" in why
     ok, _ = check_state(check, {"basic-memory": [note | {"created_by": "edit_note"}]})
     assert not ok
+
+
+# -- honest scoring: values from working tools, no dumps ----------------------------------------------
+# simulated lookups then a calculator; a search then a lookup by the id found; a real server's file read
+GROUNDED = ("finance_stock_gap_1", "leisure_ygo_card_1", "office_sum_1")
+
+
+class PasteEverything(ReferenceAgent):
+    """Plays the gold chain and more lookups of the same kind, then answers with every output pasted."""
+
+    name = "paste-everything"
+
+    def __init__(self, extra: list[GoldCall]) -> None:
+        super().__init__()
+        self.extra = extra
+
+    async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
+        await super().run(task, env, trajectory)
+        for i, c in enumerate(self.extra):
+            trajectory.events.append(await env.call(c.server, c.tool, c.arguments, round=99, call_id=f"more_{i}"))
+        trajectory.final_answer = "\n".join(c.result for c in trajectory.tool_calls)
+
+
+async def broken_call(self: LibraryEnvironment, server: str, tool: str, arguments: dict[str, Any], *, round: int,
+                      call_id: str = "") -> ToolCallEvent:
+    return ToolCallEvent(round=round, call_id=call_id, server=server, tool=tool, arguments=arguments,
+                         result="Error: the server stopped responding.", is_error=True)
+
+
+def play(t: Task, agent: Any) -> dict[str, Any]:
+    record = anyio.run(lambda: run_episode(t, agent, protocol=PROTOCOL))
+    assert record.score is not None, record.error
+    return record.score
+
+
+def gt_values(t: Task) -> set[str]:
+    return {v for cp in t.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value}
+
+
+@pytest.mark.parametrize("task_id", GROUNDED)
+def test_only_values_from_working_tools_count(task_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = task(task_id)
+    gold = play(t, ReferenceAgent())  # does it right
+    answer_only = play(t, ReplayAgent(()))  # the reference answer, no tool call
+    with monkeypatch.context() as m:
+        m.setattr(LibraryEnvironment, "call", broken_call)
+        failed = play(t, ReplayAgent(gold_plan(t)))  # the right calls, every one failing
+    assert (gold["success"], answer_only["success"], failed["success"]) == (True, False, False)
+    assert gold["ungrounded"] == [] and gold["answer_dump"] is False
+    assert failed["execute_calls"] > 0 and len(failed["checks"]) == len(gold["checks"])
+    for score in (answer_only, failed):
+        assert score["acc"] == 0.0
+        assert set(score["ungrounded"]) == gt_values(t)  # every value stated, none obtained
+        for c in score["checks"]:
+            assert "not found in any tool output" in c["why"] or "no tool output nor the instruction" in c["why"]
+
+
+@pytest.mark.parametrize(("task_id", "more"), [
+    ("finance_stock_gap_1", [GoldCall(server="yahoo-finance", tool="get_current_stock_price", arguments={"symbol": s})
+                             for s in ("NVDA", "TSLA", "MSFT", "AMZN", "GOOGL", "BABA", "JPM", "KO")]),
+    ("leisure_ygo_card_1", [GoldCall(server="ygocdb", tool="search_cards", arguments={"query": q})
+                            for q in ("Pot of Greed", "White Dragon", "Black Dragon", "Ash Blossom")]),
+])
+def test_an_answer_that_pastes_every_output_fails(task_id: str, more: list[GoldCall]) -> None:
+    t = task(task_id)
+    score = play(t, PasteEverything(more))
+    assert score["success"] is False
+    assert all(c["passed"] for c in score["checks"])  # every value is there, and grounded
+    assert score["answer_dump"] is True
+
+
+def test_without_its_real_servers_the_reference_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(NODE_PREFIX_ENV, str(tmp_path))
+    monkeypatch.setenv(SERVERS_DIR_ENV, str(tmp_path))
+    office = play(task("office_sum_1"), ReferenceAgent())  # excel (and the calculator) missing: nothing read
+    assert office["success"] is False
+    assert "no tool output nor the instruction holds 351.4, 94.6, 208.8" in office["checks"][0]["why"]
+    # the prices come from simulated servers; the difference of two fetched prices needs no calculator
+    assert play(task("finance_stock_gap_1"), ReferenceAgent())["success"] is True
+
+
+def test_a_derivation_must_hold_when_a_task_loads() -> None:
+    data = task("finance_stock_gap_1").model_dump(mode="json")
+    cp = data["checkpoints"][1]
+    assert cp["derived"] == {"58": "183.1-125.1"}
+    for derived, problem in [({"58": "183.1-124.1"}, "= 59, not 58"), ({"57": "183.1-125.1"}, "not one of the GT"),
+                             ({"58": "AAPL-META"}, "unknown name")]:
+        with pytest.raises(ValidationError, match=problem):
+            Task.model_validate(data | {"checkpoints": [data["checkpoints"][0], cp | {"derived": derived}]})
 
 
 def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:

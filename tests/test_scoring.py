@@ -22,6 +22,7 @@ from mcp_persona.reports import build_summary
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.checkpoints import check_operate, collateral
+from mcp_persona.scoring.grounding import Evidence, derivation_problem
 from mcp_persona.scoring.match import fields_matched, value_matches
 from mcp_persona.scoring.normalize import appears_in, normalize
 from mcp_persona.store import EpisodeRecord
@@ -602,6 +603,42 @@ class TestEpisode:
                               {}, {})
         assert short.answer_dump is False
 
+
+class TestGrounding:
+    def test_an_echo_of_the_arguments_grounds_nothing(self) -> None:
+        echo = call("note_create", '{"content": "Room 3F-Aurora"}', arguments={"content": "Room 3F-Aurora"})
+        ev = Evidence.of([echo])
+        assert ev.why_ungrounded("Room 3F-Aurora") == "Room 3F-Aurora was not found in any tool output"
+        # a number is handed over as a number, not as digits inside a path or a name
+        ev = Evidence.of([call("get", '{"price": 58}', arguments={"path": "/tmp/run-ttwv58c/a", "sku": "Q58"})])
+        assert ev.why_ungrounded("58") is None
+        assert Evidence.of([call("get", '{"price": 58}', error=True)]).why_ungrounded("58") is not None
+
+    def test_a_derived_value_needs_its_numbers_fetched_or_given(self) -> None:
+        prices = call("quote", '{"AAPL": 183.1, "META": 125.1}')
+        calc = call("calculate", "58.0", arguments={"expression": "183.1-125.1"})
+        assert Evidence.of([prices]).why_ungrounded("58", "183.1-125.1") is None  # done in the head: fine
+        # a calculator fed numbers nobody fetched: its output is no evidence
+        assert Evidence.of([calc]).why_ungrounded("58", "183.1-125.1") == (
+            "58 = 183.1-125.1, but no tool output nor the instruction holds 183.1, 125.1")
+        night = call("listing", '{"price": 153.16}')
+        assert Evidence.of([night], given="What would 3 nights cost?").why_ungrounded("459.48", "153.16*3") is None
+        assert Evidence.of([night], given="a few nights").why_ungrounded("459.48", "153.16*3") is not None
+
+    def test_derivations_are_checked_when_a_task_loads(self) -> None:
+        ok = make_task([search_cp(["183.1", "58"]) | {"derived": {"58": "183.1-125.1"}}])
+        assert ok.checkpoints[0].derived == {"58": "183.1-125.1"}  # type: ignore[union-attr]
+        assert derivation_problem("8666.67", "26000/3") is None
+        assert derivation_problem("8667", "26000/3") is not None  # a coarser value says so: round(26000/3)
+        with pytest.raises(ValueError, match="not 59"):
+            make_task([search_cp(["59"]) | {"derived": {"59": "183.1-125.1"}}])
+
+    def test_persona_reads_derivations_too(self) -> None:
+        task = make_task([search_cp(["58"]) | {"derived": {"58": "183.1-125.1"}}])
+        fetched = traj(call("get", '{"a": 183.1, "b": 125.1}'), answer="58")
+        assert score_episode(task, fetched, {}, {}).ungrounded == []
+        calculated = traj(call("calc", "58", arguments={"expression": "183.1-125.1"}), answer="58")
+        assert score_episode(task, calculated, {}, {}).ungrounded == ["58"]
 
 # == collateral damage ============================================================================
 class TestCollateral:

@@ -118,7 +118,7 @@ class ReplayAgent:
         results: dict[Label, ToolCallEvent] = {}
         for i, planned in enumerate(self.calls):
             try:
-                args = resolve_refs(planned.call.arguments, results)
+                args = env.gold_arguments(resolve_refs(planned.call.arguments, results))
             except GoldReplayError:
                 continue
             server = planned.call.server

@@ -17,8 +17,9 @@ A checkpoint that declares ``rules_cannot_check`` is never passed by the rules: 
 left undecided (None) for a judge, and an undecided checkpoint never counts toward the strict pass.
 
 Two facts about the answer are recorded for the strict pass (they do not change Acc): GT values the answer
-reports that no successful tool call ever returned (``ungrounded``: a guess or a memorised answer), and an
-answer far longer than the task needs (``answer_dump``: tool output pasted wholesale).
+reports that no successful tool call ever showed (``ungrounded``: a guess or a memorised answer), and an
+answer far longer than the task needs (``answer_dump``: tool output pasted wholesale); both are decided by
+:mod:`mcp_persona.scoring.grounding`.
 
 Acc is the mean over a task's checkpoints; Exec-Acc the share of its operate
 checkpoints that fully pass (None when it has none). State changes that no
@@ -35,6 +36,7 @@ from typing import Any
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored, parse_path
 from mcp_persona.context_tree.path import format_path
+from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task
@@ -53,18 +55,13 @@ class CheckpointResult:
         return {"index": self.index, "type": self.type, "score": self.score, "reason": self.reason}
 
 
-# An answer longer than this pastes tool output instead of answering (see ``answer_dump``).
-DUMP_MIN_CHARS = 1500
-DUMP_FACTOR = 4
-
-
 @dataclass
 class TaskScore:
     acc: float
     exec_acc: float | None
     checkpoints: list[CheckpointResult]
     collateral: list[str]
-    ungrounded: list[str] = field(default_factory=list)  # GT values reported but never seen in a tool output
+    ungrounded: list[str] = field(default_factory=list)  # GT values reported but never shown by a tool
     answer_dump: bool = False  # the answer is far longer than any answer to the task needs to be
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,17 +98,11 @@ def score_episode(
     acc = sum(scored) / len(scored) if scored else 0.0
     ops = [r for r in results if r.type == "operate"]
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
+    evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
     ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
-                  if appears_in(v, trajectory.final_answer) and not any(appears_in(v, o) for o in outputs)]
+                  if appears_in(v, trajectory.final_answer) and evidence.why_ungrounded(v, cp.derived.get(v))]
     return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded,
                      answer_dump(trajectory.final_answer, task.reference_answer))
-
-
-def answer_dump(answer: str, reference: str) -> bool:
-    """An answer of more than max(1500, 4 x the reference answer) characters: pasted output, not an answer.
-
-    The paper's Acc still reads GT values out of it; the strict pass does not accept it."""
-    return len(answer) > max(DUMP_MIN_CHARS, DUMP_FACTOR * len(reference))
 
 
 def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:

@@ -73,11 +73,28 @@ class SearchCheckpoint(_CheckpointBase):
     type: Literal["generic_search", "personalized_search"]
     gt_value: list[str] = Field(min_length=1, description="all must appear (normalized)")
     server: str | None = None
+    derived: dict[str, str] = Field(
+        default_factory=dict,
+        description="GT values the agent works out from others, each with its arithmetic ({\"58\": \"183.1-125.1\"}):"
+                    " such a value is grounded when every number of its expression was shown by a tool or is stated"
+                    " in the instruction, not when a tool prints the result (see mcp_persona.scoring.grounding)")
 
     @field_validator("gt_value", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str | int | float) else value
+
+    @model_validator(mode="after")
+    def _derivations(self) -> SearchCheckpoint:
+        from mcp_persona.scoring.grounding import derivation_problem  # scoring imports this module
+
+        for value, expression in self.derived.items():
+            if value not in self.gt_value:
+                raise ValueError(f"derived value {value!r} is not one of the GT values {self.gt_value}")
+            problem = derivation_problem(value, expression)
+            if problem:
+                raise ValueError(problem)
+        return self
 
 
 class OperateCheckpoint(_CheckpointBase):

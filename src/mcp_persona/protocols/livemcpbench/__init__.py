@@ -5,7 +5,10 @@
   the model agent sees all tools at once (``server__tool``).
 * Told: the task clock and the working folder; never which tools to use.
 * Scored: rules first (GT values in the final answer, files left in the working folder, records
-  left on simulated servers, named tool calls); with ``--judge`` the key-point judge too, whose
+  left on simulated servers, named tool calls). An answer's GT value counts only when grounded:
+  shown by a successful data call of the episode, or derived (as its checkpoint declares) from numbers
+  such calls showed; an answer that pastes tool output (a dump) fails (see
+  :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
   verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
   rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
   and is counted.
@@ -24,6 +27,7 @@ from rich.table import Table
 from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.scoring import efficiency, rule_checks
+from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -76,9 +80,11 @@ class LiveMCPBenchProtocol(Protocol):
         return problems
 
     async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
-        """The gold plan replays without a tool error and passes every rule; the instruction gives no
-        GT value away; the noop agent fails."""
+        """The gold plan replays without a tool error and passes every rule (so its calls ground every GT
+        value); the instruction gives no GT value away; the noop agent and an agent that only states the
+        reference answer fail."""
         from mcp_persona.agents import NoopAgent, ReferenceAgent
+        from mcp_persona.mutants import ReplayAgent
         from mcp_persona.runner import run_episode
         from mcp_persona.scoring.normalize import appears_in
         from mcp_persona.tasks import SearchCheckpoint
@@ -97,9 +103,12 @@ class LiveMCPBenchProtocol(Protocol):
                      for c in record.trajectory.tool_calls if c.is_error]
         problems += [f"gold replay fails a check: {c['summary']} ({c['why']})"
                      for c in record.score["checks"] if not c["passed"]]
-        noop = await run_episode(task, NoopAgent(), protocol=self)
-        if noop.score is not None and noop.score["success"]:
-            problems.append("the noop agent passes this task")
+        if record.score["answer_dump"]:
+            problems.append("the reference answer counts as a dump")
+        for name, agent in (("noop", NoopAgent()), ("answer-only", ReplayAgent(()))):
+            floor = await run_episode(task, agent, protocol=self)
+            if floor.score is not None and floor.score["success"]:
+                problems.append(f"the {name} agent passes this task")
         return problems
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
@@ -119,9 +128,12 @@ class LiveMCPBenchProtocol(Protocol):
         assert isinstance(env, LibraryEnvironment)
         checks = rule_checks(task, trajectory, env.workdir, env.records())
         passed = sum(c["passed"] for c in checks)
-        rules_ok = bool(checks) and passed == len(checks)
+        dump = answer_dump(trajectory.final_answer, task.reference_answer)
+        rules_ok = bool(checks) and passed == len(checks) and not dump
         return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
-                "judge_success": None, "domain": task.category, "checks": checks, **efficiency(trajectory)}
+                "judge_success": None, "domain": task.category, "checks": checks,
+                "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump,
+                **efficiency(trajectory)}
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         if judging is None or record.score is None:

@@ -1,8 +1,15 @@
 """LiveMCPBench's rule scores: GT values in the final answer, output files, named tool calls.
 
-A task succeeds under the rules when every check passes. Files are read from the episode's working
-folder with the library of their format, so a file that merely has the right name but not the
-content, or that is not a valid document, fails.
+A task succeeds under the rules when every check passes and the answer is not a dump. Files are read
+from the episode's working folder with the library of their format, so a file that merely has the
+right name but not the content, or that is not a valid document, fails.
+
+An answer check passes only when every GT value is in the answer *and grounded*
+(:mod:`mcp_persona.scoring.grounding`): shown by a successful tool call of the episode, or, for a value the
+checkpoint declares ``derived`` (a sum, a difference), computed from numbers that calls showed or the
+instruction states. Route calls (library descriptions) and the library's compute tools (a calculator: its
+output is a function of its arguments) show nothing, so an answer pasted from memory, or a calculator fed
+numbers no call fetched, fails. The check's ``why`` names the value no tool output held.
 """
 
 from __future__ import annotations
@@ -13,10 +20,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mcp_persona.livemcptool import catalogue
+from mcp_persona.scoring.grounding import Evidence
 from mcp_persona.scoring.match import value_matches
 from mcp_persona.scoring.normalize import appears_in, normalize
 from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
-from mcp_persona.trajectory import Trajectory
+from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 
 class FileReadError(ValueError):
@@ -113,17 +122,37 @@ def check_state(check: StateCheck, records: dict[str, list[dict[str, Any]]]) -> 
     return False, f"no record created by {check.server}:{check.tool} holds all of {check.contains}"
 
 
+def shows_data(call: ToolCallEvent) -> bool:
+    """Whether a call's output may ground a value: an executed library tool that looks data up or changes
+    it, not a route call (tool descriptions) nor a compute tool (its output follows from its arguments)."""
+    if call.via == "route" or call.server is None:
+        return False
+    entry = catalogue().get(call.server)
+    tool = entry.tool(call.tool) if entry is not None else None
+    return tool is None or tool.behaviour != "compute"
+
+
+def evidence(task: Task, trajectory: Trajectory) -> Evidence:
+    return Evidence.of(trajectory.tool_calls, given=task.instruction, counts=shows_data)
+
+
 def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
                 records: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
-    """One entry per check: ``{kind, summary, passed, why}``. ``records``: each simulated server's
-    records at the end of the episode."""
+    """One entry per check: ``{kind, summary, passed, why}``; an answer check also lists its
+    ``ungrounded`` values. ``records``: each simulated server's records at the end of the episode."""
     out: list[dict[str, Any]] = []
     answer = trajectory.final_answer or ""
+    seen = evidence(task, trajectory)
     for cp in task.checkpoints:
         if isinstance(cp, SearchCheckpoint):
             missing = [v for v in cp.gt_value if not appears_in(v, answer)]
-            out.append({"kind": "answer", "summary": cp.summary, "passed": not missing,
-                        "why": f"answer lacks {missing}" if missing else "ok"})
+            if missing:
+                out.append({"kind": "answer", "summary": cp.summary, "passed": False,
+                            "why": f"answer lacks {missing}", "ungrounded": []})
+                continue
+            why = {v: w for v in cp.gt_value if (w := seen.why_ungrounded(v, cp.derived.get(v)))}
+            out.append({"kind": "answer", "summary": cp.summary, "passed": not why,
+                        "why": "; ".join(why.values()) if why else "ok", "ungrounded": list(why)})
         elif isinstance(cp, OtherCheckpoint):
             ok = any(c.server == cp.server and c.tool == cp.tool and not c.is_error for c in trajectory.tool_calls)
             out.append({"kind": "tool", "summary": cp.summary, "passed": ok,
