@@ -118,13 +118,20 @@ async def run_episode(
     return record
 
 
-async def act(agent: Agent, task: Task, env: Environment, trajectory: Trajectory, start: float,
-              excluded: float) -> None:
+async def run_agent(agent: Agent, task: Task, env: Environment, trajectory: Trajectory) -> str | None:
+    """Run ``agent``; a crash (a broken agent or gold chain) is recorded on the trajectory and returned, never
+    fatal to the run."""
     try:
         await agent.run(task, env, trajectory)
-    except Exception as exc:  # a broken agent or gold chain: recorded, never fatal to the run
+    except Exception as exc:
         trajectory.stop_reason = "error"
         trajectory.error = f"{type(exc).__name__}: {exc}"
+    return trajectory.error if trajectory.stop_reason == "error" else None
+
+
+async def act(agent: Agent, task: Task, env: Environment, trajectory: Trajectory, start: float,
+              excluded: float) -> None:
+    await run_agent(agent, task, env, trajectory)
     trajectory.elapsed_s = time.perf_counter() - start - excluded
 
 
@@ -147,11 +154,9 @@ async def run_reference(agent: Agent, task: Task, reference: ReferenceExecution)
     assert reference.env is not None
     trajectory = reference.trajectory
     start = time.perf_counter()
-    try:
-        await agent.run(task, reference.env, trajectory)
-    except Exception as exc:  # kept with the episode as the reference's error; the agent's episode goes on
-        trajectory.stop_reason = "error"
-        reference.error = trajectory.error = f"{type(exc).__name__}: {exc}"
+    # a crash is kept with the episode as the reference's error; the agent's episode goes on
+    if (crash := await run_agent(agent, task, reference.env, trajectory)) is not None:
+        reference.error = crash
     else:
         failed = [c for c in trajectory.tool_calls if c.is_error]
         if failed:  # a reference whose own call failed has no end state to score against
