@@ -84,6 +84,13 @@ class Notion(AppSession):
     app = APP
     json_results = True
 
+    async def raw(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, Any]:
+        """Asks for the API object (``format: "json"``) unless the call says otherwise: these tests read the
+        answers' structure; the markdown answers have tests of their own."""
+        args = dict(args or {})
+        args.setdefault("format", "json")
+        return await super().raw(tool, args)
+
     async def fail(self, tool: str, args: dict[str, Any] | None, code: str, fragment: str) -> Any:
         """A rejected call: the error flag, the Notion error code (or the server's own error), ``fragment`` in
         the message, the state untouched."""
@@ -125,7 +132,7 @@ async def test_unknown_tool_and_extra_argument() -> None:
 
 async def test_output_is_compact_json() -> None:
     async with Notion() as n:
-        r = await n.client.call_tool("notion_retrieve_bot_user", {})
+        r = await n.client.call_tool("notion_retrieve_bot_user", {"format": "json"})
         text = r.content[0].text
         assert text.startswith('{"object":"user","id":')
         assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
@@ -1102,18 +1109,15 @@ def boilerplate(value: Any, where: str = "$") -> list[str]:
     return found
 
 
-async def _read_everything(n: Notion) -> list[tuple[str, str, str]]:
+async def _read_everything(n: Notion, fmt: str = "json") -> list[tuple[str, str, str]]:
     """(tool, arguments, answer text) for every read of the workspace: search, rows, pages, blocks, comments."""
     out: list[tuple[str, str, str]] = []
 
-    async def read(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    async def read(tool: str, args: dict[str, Any]) -> None:
         before = n.env.tree.hash()
-        result = await n.client.call_tool(tool, args)
+        result = await n.client.call_tool(tool, args | {"format": fmt})
         assert not result.is_error and n.env.tree.hash() == before, (tool, args)
-        text = result.content[0].text
-        out.append((tool, json.dumps(args), text))
-        body: dict[str, Any] = json.loads(text)
-        return body
+        out.append((tool, json.dumps(args), result.content[0].text))
 
     await read("notion_search", {})
     await read("notion_list_all_users", {})
@@ -1141,3 +1145,91 @@ async def test_answers_are_compact_and_bounded(persona: str) -> None:
     for tool, args, text in answers:
         assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":")), (tool, args)
         assert not boilerplate(json.loads(text)), (tool, args, boilerplate(json.loads(text))[:5])
+
+
+# -- markdown answers (the server runs with NOTION_MARKDOWN_CONVERSION on) ------------------------------
+async def md(n: Notion, tool: str, args: dict[str, Any]) -> str:
+    """A successful call without ``format``: the answer text, which must not be JSON."""
+    result = await n.client.call_tool(tool, args)
+    assert not result.is_error, result
+    text = result.content[0].text
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+    return text
+
+
+async def test_markdown_is_the_default_and_json_is_asked_for() -> None:
+    async with Notion() as n:
+        for fmt in ({}, {"format": "markdown"}, {"format": None}):
+            text = await md(n, "notion_retrieve_block_children", {"block_id": INBOX, **fmt})
+            todos = [plain(CTX["blocks"][b]["to_do"]["rich_text"]) for b in INBOX_TODOS]
+            assert text == "# Block Contents\n\n" + "".join(f"- [ ] {t}\n\n" for t in todos)
+        body = await n.ok("notion_retrieve_block_children", {"block_id": INBOX, "format": "json"})
+        assert [b["id"] for b in body["results"]] == INBOX_TODOS
+
+
+async def test_markdown_blocks_follow_the_upstream_converter() -> None:
+    async with Notion() as n:
+        text = await md(n, "notion_retrieve_block_children", {"block_id": BRIEF})
+    assert text.startswith("# Block Contents\n\n> 🎯 Sign 20 creators")  # a callout: its emoji, then the text
+    assert "\n\n## Context\n\nCreators bring trust that paid ads do not.\n\n## Milestones\n\n1. Shortlist\n\n" in text
+    assert ("<details>\n<summary>Flat fee or revenue share?</summary>\n\n*Additional API request is needed to "
+            "display child blocks*\n\n</details>") in text
+    assert "\n\n---\n\n" in text  # the divider
+    assert TOGGLE not in text and HEADING not in text  # the converter drops block ids
+
+
+async def test_markdown_page_database_search_and_other_objects() -> None:
+    async with Notion() as n:
+        page = await md(n, "notion_retrieve_page", {"page_id": KICKOFF})
+        assert page == (
+            "# 2026-03-03 Spring campaign kickoff\n\n## Properties\n\n| Property | Value |\n|------------|----|\n"
+            "| title | 2026-03-03 Spring campaign kickoff |\n\n\n> This page contains child blocks. You can retrieve "
+            f"them using `retrieveBlockChildren`.\n> Block ID: `{KICKOFF}`\n\n[View in Notion]"
+            f"(https://www.notion.so/2026-03-03-Spring-campaign-kickoff-{KICKOFF.replace('-', '')})\n")
+        db = await md(n, "notion_retrieve_database", {"database_id": TASKS})
+        assert db.startswith("# My tasks (Database)\n\n")
+        assert "| Status | status | Options: Not started, In progress, Done |\n" in db
+        assert "| Due | date | Date or date range |\n" in db and TASKS not in db  # no id in a schema
+        found = await md(n, "notion_search", {"query": "kickoff"})
+        assert found.startswith("# Search Results (Pages)\n\n## [2026-03-03 Spring campaign kickoff](")
+        assert f"\n\nID: `{KICKOFF}`\n\n---\n\n" in found
+        rows = await md(n, "notion_query_database", {"database_id": TASKS, "page_size": 2})
+        assert rows.count("\n\nID: `") == 2 and "Status" not in rows  # a list of pages: titles and ids only
+        assert rows.endswith("> More results available. Use `start_cursor` parameter with the next request.\n"
+                             "> Next cursor: `" + rows.split("Next cursor: `")[1])
+        user = await md(n, "notion_retrieve_user", {"user_id": SONG})  # no markdown form: fenced compact JSON
+        assert user.startswith("```json\n{") and user.endswith("}\n```")
+        assert json.loads(user[8:-4])["name"] == "Song Ke"
+
+
+async def test_markdown_writes_change_the_same_state_and_failures_stay_json() -> None:
+    children = [{"type": "to_do", "to_do": {"rich_text": rt("Call the print vendor", annotations={"bold": True})}}]
+    states = []
+    for fmt in ({}, {"format": "json"}):
+        async with Notion() as n:
+            result = await n.client.call_tool("notion_append_block_children",
+                                              {"block_id": INBOX, "children": children, **fmt})
+            assert not result.is_error
+            if not fmt:
+                assert result.content[0].text == "# Block Contents\n\n- [ ] **Call the print vendor**\n\n"
+            states.append(n.data)
+            failed = await n.client.call_tool("notion_retrieve_page", {"page_id": MISSING})
+            assert failed.is_error and json.loads(failed.content[0].text)["code"] == NOT_FOUND
+    assert states[0] == states[1]
+
+
+@pytest.mark.parametrize("persona", ["chen_yu", "lin_wei", "maya_patel"])
+async def test_markdown_reads_are_smaller_and_keep_the_text(persona: str) -> None:
+    async with Notion(persona) as n:
+        as_json = await _read_everything(n, "json")
+        as_md = await _read_everything(n, "markdown")
+        data = n.data
+    json_chars, md_chars = sum(len(a[2]) for a in as_json), sum(len(a[2]) for a in as_md)
+    assert md_chars < json_chars / 2, (md_chars, json_chars)
+    everything = "\n".join(a[2] for a in as_md)
+    for block in data["blocks"].values():  # every live block's text is readable in markdown (marks aside)
+        content = block.get(block["type"]) or {}
+        if not block.get("archived"):
+            for item in content.get("rich_text") or []:
+                assert plain([item]) in everything, block["id"]

@@ -28,9 +28,12 @@ integration's bot user (``created_by`` / ``last_edited_by``); select and multi_s
 created on first use (no commas allowed) while status options must already exist; a property value of
 the wrong shape fails with "<Name> is expected to be <type>." and an unknown property with "<Name> is not
 a property that exists."; a new database row gets every schema property, status set to the first To-do
-option. notion_retrieve_bot_user keeps the dummy ``random_string`` argument (optional here). ``format``
-is accepted everywhere and ignored: the real server converts to markdown only when
-NOTION_MARKDOWN_CONVERSION is set, so answers are always JSON.
+option. notion_retrieve_bot_user keeps the dummy ``random_string`` argument (optional here). The server runs
+as the real one does with NOTION_MARKDOWN_CONVERSION=true (its documented way to cut token use): every
+successful answer is converted to markdown by the upstream converter (``markdown.py``) unless the call
+passes ``format: "json"`` (the schema's default is markdown); failures stay JSON. Markdown loses what the
+converter drops (block ids, a list of pages' property values, ...), so reading something in order to change
+it takes ``json``, as the parameter's description says (shortened from the upstream's wording).
 
 Invented or approximated (the real wording or behaviour is unknown or the upstream server is broken):
 answers are compact JSON (no indentation or spaces after separators), since every later request of the

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, create_model
 
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.notion.markdown import to_markdown
 from mcp_persona.context_tree.ids import generate_id
 
 # Notion's error codes and their HTTP statuses.
@@ -33,11 +34,8 @@ ARCHIVED_MESSAGE = "Can't edit block that is archived. You must unarchive the bl
 
 
 class NotionApp(App):
-    def render(self, payload: Any) -> str:
-        # The real server pretty-prints (two-space indent); the whitespace carries no meaning, is resent in every
-        # later request of the conversation and makes a page of blocks ~70% larger, so answers are compact JSON.
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-
+    # Answers render as the shared compact JSON (the real server pretty-prints; the whitespace carries no meaning
+    # and makes a page of blocks ~70% larger); markdown answers are already text.
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         if failure.code == SERVER:
             return {"error": failure.message}
@@ -78,7 +76,8 @@ _OBJ = ConfigDict(extra="forbid")
 _ID_DOC = " It should be a 32-character string (excluding hyphens) formatted as 8-4-4-4-12 with hyphens (-)."
 Format = Annotated[
     Literal["json", "markdown"] | None,
-    Field(description="Response format. Markdown conversion is disabled on this server: always JSON."),
+    Field(description="Default markdown: readable, most ids left out. json: the API object, to read what you will "
+                      "change."),
 ]
 PageSize = Annotated[int | None, Field(ge=1, le=100, description="Number of results per page (max 100)")]
 # Search answers whole pages and databases (a database with its schema is ~3 KB): the API's default of 100
@@ -452,6 +451,12 @@ def comment_view(comment: dict[str, Any]) -> dict[str, Any]:
     return {"object": "comment", "id": comment["id"], "parent": parent, "discussion_id": comment["discussion_id"],
             "created_time": comment["created_time"], "last_edited_time": comment["last_edited_time"],
             "created_by": _user_ref(comment.get("created_by")), "rich_text": rich_text_view(comment["rich_text"])}
+
+
+def answer(payload: dict[str, Any], format: str | None) -> dict[str, Any] | str:
+    """A tool's answer as the real server gives it with NOTION_MARKDOWN_CONVERSION on: converted to markdown
+    unless the call asked for ``json`` (errors are never converted)."""
+    return payload if format == "json" else to_markdown(payload)
 
 
 # -- pagination: Notion's cursors are the id of the first item of the next page --------------------------
@@ -864,7 +869,7 @@ def notion_append_block_children(
     after: Annotated[str | None, Field(description="The ID of the existing child block the new blocks should be "
                                                    "appended after." + _ID_DOC)] = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Append new children blocks to a specified parent block (or page) in Notion. You can optionally specify
     the 'after' parameter to append after a certain block."""
     kind, container = _resolve_block(env, block_id, "path.block_id")
@@ -888,7 +893,7 @@ def notion_append_block_children(
     env.tree.update(f"{collection}[{container['id']}]",
                     {"children": current[:at] + [b["id"] for b in made] + current[at:]})
     _touch(env, kind, container)
-    return _list([block_view(env, b) for b in made], None, 100, "block", "body.start_cursor")
+    return answer(_list([block_view(env, b) for b in made], None, 100, "block", "body.start_cursor"), format)
 
 
 @APP.tool()
@@ -896,10 +901,10 @@ def notion_retrieve_block(
     env: AppEnv,
     block_id: Annotated[str, Field(description="The ID of the block to retrieve." + _ID_DOC)],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve a block from Notion (a page is a child_page block, a database a child_database block)."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
-    return _as_block_view(env, kind, obj)
+    return answer(_as_block_view(env, kind, obj), format)
 
 
 @APP.tool()
@@ -909,12 +914,12 @@ def notion_retrieve_block_children(
     start_cursor: Cursor = None,
     page_size: PageSize = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve the children of a block (for a page: its content), in order. Deleted blocks are left out."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
     ids = [] if kind == "database" else obj.get("children") or []
-    return _list(_live(env, ids), start_cursor, page_size, "block", "query.start_cursor",
-                 lambda b: block_view(env, b))
+    return answer(_list(_live(env, ids), start_cursor, page_size, "block", "query.start_cursor",
+                        lambda b: block_view(env, b)), format)
 
 
 @APP.tool(mutates=True)
@@ -922,14 +927,14 @@ def notion_delete_block(
     env: AppEnv,
     block_id: Annotated[str, Field(description="The ID of the block to delete." + _ID_DOC)],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Delete a block in Notion (it is archived: archived becomes true). Deleting a child_page or
     child_database block, or a page id, archives that page or database."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
     _check_editable(obj)
     _set_archived(env, kind, obj, True)
-    return _as_block_view(env, kind, env.tree.top({"page": "page", "database": "database"}.get(kind, "block"),
-                                                  obj["id"]))
+    archived = env.tree.top({"page": "page", "database": "database"}.get(kind, "block"), obj["id"])
+    return answer(_as_block_view(env, kind, archived), format)
 
 
 def _set_archived(env: AppEnv, kind: str, obj: dict[str, Any], value: bool) -> None:
@@ -952,7 +957,7 @@ def notion_update_block(
         "The updated content for the block, keyed by the block's type, e.g. {\"to_do\": {\"checked\": true}}. "
         "Each field given replaces the whole value of that field; fields left out stay as they are."))],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Update the content of a block in Notion based on its type. The update replaces the entire value for a
     given field."""
     kind, obj = _resolve_block(env, block_id, "path.block_id")
@@ -979,7 +984,7 @@ def notion_update_block(
         _set_archived(env, kind, obj, block.archived)
     if kind == "block":
         _touch(env, "block", obj)
-    return _as_block_view(env, kind, obj)
+    return answer(_as_block_view(env, kind, obj), format)
 
 
 # -- pages ---------------------------------------------------------------------------------------------
@@ -988,10 +993,10 @@ def notion_retrieve_page(
     env: AppEnv,
     page_id: Annotated[str, Field(description="The ID of the page to retrieve." + _ID_DOC)],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve a page from Notion: its parent and properties (not its content: use
     notion_retrieve_block_children with the page id for that)."""
-    return page_view(env, _page(env, page_id, "path.page_id"))
+    return answer(page_view(env, _page(env, page_id, "path.page_id")), format)
 
 
 def _find_property(schema: dict[str, dict[str, Any]], key: str) -> tuple[str, dict[str, Any]] | None:
@@ -1120,7 +1125,7 @@ def notion_update_page_properties(
         "Properties to update, keyed by property name (or id). These correspond to the columns or fields in the "
         "database; a page outside a database has only 'title'."))],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Update properties of a page or an item in a Notion database."""
     page = _page(env, page_id, "path.page_id")
     _check_editable(page)
@@ -1131,7 +1136,7 @@ def notion_update_page_properties(
     now = iso(env.now())
     env.tree.update(f"pages[{page['id']}]", {"properties": props, "last_edited_time": now,
                                             "last_edited_by": _bot(env)})
-    return page_view(env, page)
+    return answer(page_view(env, page), format)
 
 
 # -- users ---------------------------------------------------------------------------------------------
@@ -1141,10 +1146,10 @@ def notion_list_all_users(
     start_cursor: Cursor = None,
     page_size: PageSize = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """List all users in the Notion workspace (people and bots)."""
     users = [user_view(env, u) for u in env.tree.list("users")]
-    return _list(users, start_cursor, page_size, "user", "query.start_cursor")
+    return answer(_list(users, start_cursor, page_size, "user", "query.start_cursor"), format)
 
 
 @APP.tool()
@@ -1152,13 +1157,13 @@ def notion_retrieve_user(
     env: AppEnv,
     user_id: Annotated[str, Field(description="The ID of the user to retrieve." + _ID_DOC)],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve a specific user by user_id in Notion."""
     uid = normalize_id(user_id, "path.user_id")
     user = env.tree.top("user", uid)
     if user is None:
         raise _not_found("user", uid)
-    return user_view(env, user)
+    return answer(user_view(env, user), format)
 
 
 @APP.tool()
@@ -1166,9 +1171,9 @@ def notion_retrieve_bot_user(
     env: AppEnv,
     random_string: Annotated[str | None, Field(description="Dummy parameter for no-parameter tools")] = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve the bot user associated with the current token in Notion (the author of every API write)."""
-    return user_view(env, env.tree.top("user", _bot(env)))
+    return answer(user_view(env, env.tree.top("user", _bot(env))), format)
 
 
 # -- databases -----------------------------------------------------------------------------------------
@@ -1235,7 +1240,7 @@ def notion_create_database(
     title: Annotated[list[RichTextIn] | None, Field(description="Title of database as it appears in Notion. An "
                                                                 "array of rich text objects.")] = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Create a database in Notion, as a child of a page."""
     if parent.page_id is None:
         raise _invalid("body failed validation: body.parent.page_id should be defined, instead was `undefined`.",
@@ -1261,7 +1266,7 @@ def notion_create_database(
                                "created_by": bot, "last_edited_by": bot}, entity_id=db["id"])
     env.tree.update(f"pages[{page['id']}]", {"children": [*(page.get("children") or []), db["id"]]})
     _touch(env, "page", page)
-    return database_view(env, db)
+    return answer(database_view(env, db), format)
 
 
 class SortIn(BaseModel):
@@ -1285,7 +1290,7 @@ def notion_query_database(
     start_cursor: Cursor = None,
     page_size: PageSize = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Query a database in Notion: its rows (pages), filtered and sorted. Without sorts, newest rows first."""
     db = _database(env, database_id, "path.database_id")
     schema = db["properties"]
@@ -1296,8 +1301,8 @@ def notion_query_database(
     rows.sort(key=lambda p: (p.get("created_time") or "", p["id"]), reverse=True)
     for sort in reversed(sorts or []):
         rows = _sorted(schema, rows, sort)
-    return _list(rows, start_cursor, page_size, "page_or_database", "body.start_cursor",
-                 lambda p: page_view(env, p))
+    return answer(_list(rows, start_cursor, page_size, "page_or_database", "body.start_cursor",
+                        lambda p: page_view(env, p)), format)
 
 
 def _value(page: dict[str, Any], name: str, prop: dict[str, Any]) -> Any:
@@ -1540,10 +1545,10 @@ def notion_retrieve_database(
     env: AppEnv,
     database_id: Annotated[str, Field(description="The ID of the database to retrieve." + _ID_DOC)],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve a database in Notion: its title, description and property schema (not its rows: use
     notion_query_database)."""
-    return database_view(env, _database(env, database_id, "path.database_id"))
+    return answer(database_view(env, _database(env, database_id, "path.database_id")), format)
 
 
 @APP.tool(mutates=True)
@@ -1559,7 +1564,7 @@ def notion_update_database(
         "{\"Effort\": {\"number\": {}}} adds a property, {\"Obsolete\": null} removes one; select options given are "
         "added to the existing ones."))] = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Update a database in Notion: its title, description and property schema."""
     db = _database(env, database_id, "path.database_id")
     _check_editable(db)
@@ -1621,7 +1626,7 @@ def notion_update_database(
     env.tree.update(f"databases[{db['id']}]", changes | {"last_edited_time": now, "last_edited_by": _bot(env)})
     if renames or retyped:
         _migrate_rows(env, db, renames, retyped)
-    return database_view(env, db)
+    return answer(database_view(env, db), format)
 
 
 def _migrate_rows(env: AppEnv, db: dict[str, Any], renames: dict[str, str | None], retyped: set[str]) -> None:
@@ -1650,7 +1655,7 @@ def notion_create_database_item(
         "e.g. {\"Name\": {\"title\": [{\"text\": {\"content\": \"Draft the brief\"}}]}, \"Status\": {\"status\": "
         "{\"name\": \"In progress\"}}}."))],
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Create a new item (page) in a Notion database."""
     db = _database(env, database_id, "path.database_id")
     _check_editable(db)
@@ -1662,7 +1667,7 @@ def notion_create_database_item(
         "database_id": db["id"], "icon": None, "cover": None, "properties": props, "children": [],
         "archived": False, "created_time": now, "last_edited_time": now, "created_by": bot, "last_edited_by": bot,
     }, entity_id=env.tree.new_id("page"))
-    return page_view(env, page)
+    return answer(page_view(env, page), format)
 
 
 # -- comments ------------------------------------------------------------------------------------------
@@ -1683,7 +1688,7 @@ def notion_create_comment(
     discussion_id: Annotated[str | None, Field(description=(
         "The ID of an existing discussion thread to add a comment to." + _ID_DOC))] = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Create a comment in Notion. You can either specify a page parent (a new discussion on the page) or a
     discussion_id (a reply in an existing thread), but not both."""
     if parent is None and discussion_id is None:
@@ -1709,7 +1714,7 @@ def notion_create_comment(
     comment = env.tree.create("comments", where | {"discussion_id": thread, "rich_text": text, "created_time": now,
                                                    "last_edited_time": now, "created_by": _bot(env)},
                               entity_id=env.tree.new_id("comment"))
-    return comment_view(comment)
+    return answer(comment_view(comment), format)
 
 
 @APP.tool()
@@ -1720,13 +1725,14 @@ def notion_retrieve_comments(
     start_cursor: Cursor = None,
     page_size: PageSize = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Retrieve a list of unresolved comments from a Notion page or block, oldest first."""
     kind, obj = _resolve_block(env, block_id, "query.block_id")
     field = "page_id" if kind == "page" else "block_id"
     found = [c for c in env.tree.list("comments") if c.get(field) == obj["id"] and not c.get("resolved")]
     found.sort(key=lambda c: (c["created_time"], c["id"]))
-    return _list([comment_view(c) for c in found], start_cursor, page_size, "comment", "query.start_cursor")
+    return answer(_list([comment_view(c) for c in found], start_cursor, page_size, "comment",
+                        "query.start_cursor"), format)
 
 
 # -- search --------------------------------------------------------------------------------------------
@@ -1754,7 +1760,7 @@ def notion_search(
     start_cursor: Cursor = None,
     page_size: SearchPageSize = None,
     format: Format = None,
-) -> dict[str, Any]:
+) -> dict[str, Any] | str:
     """Search pages (database rows included) and databases by title in Notion. Every word of the query must
     appear in the title (case-insensitive); without a query, everything is listed. Most recently edited first
     unless sort says otherwise. Paged: when has_more is true, pass next_cursor back as start_cursor."""
@@ -1771,5 +1777,6 @@ def notion_search(
         dbs = {d["id"] for d in matched}
     ascending = sort is not None and sort.direction == "ascending"
     found.sort(key=lambda o: (o["last_edited_time"], o["id"]), reverse=not ascending)
-    return _list(found, start_cursor, page_size or SEARCH_PAGE_SIZE, "page_or_database", "body.start_cursor",
-                 lambda o: database_view(env, o) if o["id"] in dbs else page_view(env, o))
+    return answer(_list(found, start_cursor, page_size or SEARCH_PAGE_SIZE, "page_or_database",
+                        "body.start_cursor",
+                        lambda o: database_view(env, o) if o["id"] in dbs else page_view(env, o)), format)
