@@ -23,7 +23,9 @@ harness's process CPU (``time.process_time``) excludes it. It prints:
     next to it the harness CPU per episode (set-up, the turn, scoring, the store): a level whose slots times
     this exceeds the cores the machine gives the process is CPU-bound, not slot-bound.
 (d) request bytes per turn (p50, max) over (a)'s requests, as the endpoint received them; the task of the
-    largest request, and how many tasks send a request over the budget of 60,000 bytes.
+    largest request and the part of it that is tool definitions (the rest is the conversation: prompts, calls
+    and the tools' answers), the largest tool definitions of any task, and the tasks with a request over the
+    budget of 60,000 bytes.
 (e) the gold replay the strict pass compares end states with: CPU per task, cold. It is paid once per task
     and process (memoised on the task's content, so trials and re-runs reuse it); (a) computes it for every
     task, so the episodes of (b) — copies of those tasks — find it done, as the trials of a real run do.
@@ -250,6 +252,7 @@ async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenA
     endpoint.sizes()
     answered = 0
     largest: dict[str, int] = {}  # per task, its largest request
+    tool_chars: dict[str, int] = {}  # per task, the tool definitions every one of its requests carries
     sizes: list[int] = []
     for task in tasks:
         if profile is not None:
@@ -261,12 +264,15 @@ async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenA
         own = endpoint.sizes()
         sizes += own
         largest[task.id] = max(own, default=0)
+        tool_chars[task.id] = record.trajectory.tool_def_chars or 0
     ms = [t * 1e3 for t in agent.turns]
     top = max(largest, key=lambda t: largest[t])
     return {"turns": len(ms), "episodes": len(tasks), "answered": answered, "cpu_ms_median": statistics.median(ms),
             "cpu_ms_p95": pct(ms, 0.95), "cpu_ms_mean": statistics.fmean(ms),
             "request_bytes_p50": pct(sizes, 0.5), "request_bytes_max": max(sizes), "requests": len(sizes),
-            "request_bytes_max_task": top, "tasks_over_budget": sorted(t for t, b in largest.items() if b > BUDGET)}
+            "request_bytes_max_task": top, "request_bytes_max_tool_chars": tool_chars[top],
+            "tool_chars_max": max(tool_chars.values()),
+            "tasks_over_budget": {t: b for t, b in sorted(largest.items()) if b > BUDGET}}
 
 
 async def scaling(tasks: list[Task], endpoint: EndpointProcess, client: OpenAIChatClient, levels: list[int],
@@ -345,9 +351,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for c, row in scale.items():
         out.write(f"    {c:>11}  {row['episodes']:>8.0f}  {row['errors']:>6.0f}  {row['eps']:>10.2f}"
                   f"  {row['ratio']:>5.1f}x  {row['rss_mb_per_episode']:>14.2f}  {row['cpu_ms_per_episode']:>14.1f}\n")
+    over = ", ".join(f"{t} {b:,}" for t, b in turns["tasks_over_budget"].items()) or "none"
     out.write(f"(d) request bytes per turn: p50 {turns['request_bytes_p50']:,}, max {turns['request_bytes_max']:,} "
-              f"({turns['request_bytes_max_task']}; {len(turns['tasks_over_budget'])} tasks over {BUDGET:,}) "
-              f"({turns['requests']} requests)\n")
+              f"({turns['request_bytes_max_task']}, its tool definitions {turns['request_bytes_max_tool_chars']:,} "
+              f"chars) ({turns['requests']} requests); tool definitions of a task at most "
+              f"{turns['tool_chars_max']:,} chars\n    tasks over {BUDGET:,}: {over}\n")
     out.write(f"(e) gold replay per task (cold, once per task and process): "
               f"median {statistics.median(replays):.1f} ms, "
               f"p95 {pct(replays, 0.95):.1f} ms, total {sum(replays) / 1e3:.2f} s for {len(replays)} tasks\n")

@@ -233,7 +233,7 @@ def test_skills_reach_the_system_prompt(tmp_path) -> None:
 
 
 def test_judge_replaces_checkpoint_scores_and_unparseable_verdicts_never_pass(tmp_path) -> None:
-    from mcp_persona.reports import build_summary
+    from mcp_persona.report.summary import build_summary
     from mcp_persona.runner import Judging, RunConfig, run_suite
     from mcp_persona.store import RunStore
 

@@ -26,7 +26,7 @@ from mcp_persona.report.html import CSP, render_html
 from mcp_persona.report.load import RunLoadError
 from mcp_persona.report.markdown import render_markdown
 from mcp_persona.report.plots import failure_modes, pareto_frontier, save, write_plots
-from mcp_persona.reports import build_summary, write_summary
+from mcp_persona.report.summary import build_summary, write_summary
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.store import RunStore
 from mcp_persona.tasks import load_tasks

@@ -18,7 +18,7 @@ import mcp_persona
 import mcp_persona.scoring.checkpoints as checkpoints_mod
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import Hierarchy, diff_states, is_ignored
-from mcp_persona.reports import build_summary
+from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.checkpoints import check_operate, collateral

@@ -15,7 +15,7 @@ from mcp_persona.agents.tool_schema import compact_schema, estimate_tokens, func
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.environment import SEP, Environment, PoolTool, app_tools
 from mcp_persona.llm.base import ChatResponse
-from mcp_persona.reports import build_summary
+from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.tasks import load_tasks
 

@@ -80,7 +80,7 @@ def run(
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, make_client
     from mcp_persona.protocols import get_protocol
-    from mcp_persona.reports import build_summary, print_summary, write_summary
+    from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import Judging, RunConfig, pending, run_suite
     from mcp_persona.store import RunStore, RunStoreError
     from mcp_persona.tasks import TaskFileError, suite_info

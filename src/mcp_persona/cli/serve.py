@@ -1,17 +1,24 @@
-"""``mcp-persona serve``: one simulated app as a real MCP server."""
+"""``mcp-persona serve``: one simulated app as a real MCP server, over stdio or streamable HTTP.
+
+State lives for the life of the process: every client of this process sees the same user context evolve,
+as with a real account.
+"""
 
 from __future__ import annotations
 
+import hmac
 import os
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from mcp_persona.apps import app_names, get_app
+from mcp_persona.apps import AppServer, app_names, get_app
 from mcp_persona.cli.common import err, fail
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
+
+Scope = dict[str, Any]
 
 
 class Transport(StrEnum):
@@ -29,8 +36,6 @@ def serve(
     token_env: Annotated[str | None, typer.Option(help="HTTP: require 'Bearer $VAR' from this env variable")] = None,
 ) -> None:
     """Serve a simulated app as a real MCP server (stdio, or streamable HTTP at /mcp)."""
-    from mcp_persona.serve import build_server, serve_http
-
     if server not in app_names():
         raise fail(f"unknown server {server!r} (known: {', '.join(app_names())})")
     if context is not None and context not in get_app(server).context_ids():
@@ -53,6 +58,40 @@ def serve(
     else:
         err.print(f"serving {server} on http://{host}:{port}/mcp" + (" (bearer token required)" if token else ""))
         serve_http(mcp_server, host=host, port=port, token=token)
+
+
+def build_server(name: str, context_id: str | None, clock: TaskClock) -> AppServer:
+    app = get_app(name)
+    cid = context_id or app.context_ids()[0]
+    return app.server(app.env(cid, clock=clock))
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests need ``Authorization: Bearer <token>``; lifespan passes through."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": b'{"error":"missing or invalid bearer token"}'})
+                return
+        await self.app(scope, receive, send)
+
+
+def serve_http(server: AppServer, *, host: str, port: int, token: str | None) -> None:
+    import uvicorn  # only for --transport http
+
+    asgi: Any = server.streamable_http_app(host=host)
+    if token:
+        asgi = BearerAuth(asgi, token)
+    uvicorn.run(asgi, host=host, port=port, log_level="warning")
 
 
 def register(app: typer.Typer) -> None:

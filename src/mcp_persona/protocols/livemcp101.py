@@ -150,7 +150,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.reports import usage_metrics
+        from mcp_persona.report.summary import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -175,7 +175,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         }
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.reports import pct
+        from mcp_persona.report.summary import pct
 
         opts = summary.get("protocol_options") or {}
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "

@@ -89,7 +89,7 @@ class PersonaProtocol(Protocol):
         await judge_episode(task, record, judging)
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.reports import usage_metrics
+        from mcp_persona.report.summary import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
@@ -117,7 +117,7 @@ class PersonaProtocol(Protocol):
         }
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.reports import pct
+        from mcp_persona.report.summary import pct
 
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
                             f"tools={summary['tools']}")

@@ -1,8 +1,8 @@
-"""Reports over finished runs: a self-contained HTML page, a Markdown summary, figures and run comparisons.
+"""Reports of runs: the summary a run writes when it ends, and what reads finished runs back.
 
-``load`` reads run folders; ``html``, ``markdown`` and ``plots`` render them;
-``compare`` diffs two runs task by task. (``mcp_persona.reports`` is the summary a
-run writes when it ends; this package reads runs back afterwards.)
+``summary`` builds ``summary.json`` and the results table at the end of a run; ``load`` reads run folders;
+``html``, ``markdown`` and ``plots`` render them (a self-contained HTML page, a Markdown summary, figures);
+``compare`` diffs two runs task by task.
 """
 
 from mcp_persona.report.compare import Comparison, compare_runs

@@ -157,7 +157,7 @@ class LiveMCPBenchProtocol(Protocol):
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats
-        from mcp_persona.reports import usage_metrics
+        from mcp_persona.report.summary import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -176,7 +176,7 @@ class LiveMCPBenchProtocol(Protocol):
         }
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.reports import pct
+        from mcp_persona.report.summary import pct
 
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'}")
         for col in ("domain", "tasks", "success", "steps", "tools", "execute", "route"):

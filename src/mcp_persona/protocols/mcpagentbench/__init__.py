@@ -107,7 +107,7 @@ class MCPAgentBenchProtocol(Protocol):
         return scoring.score_episode(task, trajectory)
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.reports import usage_metrics
+        from mcp_persona.report.summary import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -126,7 +126,7 @@ class MCPAgentBenchProtocol(Protocol):
         }
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.reports import pct
+        from mcp_persona.report.summary import pct
 
         opts = summary.get("protocol_options") or {}
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
