@@ -361,3 +361,52 @@ def _alive(pid: int) -> bool:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
     except OSError:
         return False
+
+
+_HARNESS = """
+import anyio, sys
+from mcp_persona.apps._live.sandbox import Limits, isolation, run_python
+isolation()  # decided by trial runs: done before the run the test looks for
+print("starting", flush=True)
+anyio.run(run_python, "import time\\ntime.sleep(30)", Limits(wall_seconds=30.0))
+"""
+
+
+def test_a_killed_harness_takes_its_run_with_it() -> None:
+    """SIGKILL gives the harness no chance to clean up: the run dies with it (the parent-death signal), rather
+    than running on until a wall limit nobody is left to enforce."""
+    import signal
+    import subprocess
+    import sys
+
+    harness = subprocess.Popen([sys.executable, "-c", _HARNESS], stdout=subprocess.PIPE, text=True,
+                               env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[1] / "src")})
+    try:
+        assert harness.stdout is not None and harness.stdout.readline().strip() == "starting"
+        deadline = time.monotonic() + 10
+        while not (runs := _children_in_a_sandbox(harness.pid)):
+            assert time.monotonic() < deadline, "the run never started"
+            time.sleep(0.02)
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(5)
+        deadline = time.monotonic() + 3
+        while any(_alive(pid) for pid in runs):
+            assert time.monotonic() < deadline, "the run outlived its harness"
+            time.sleep(0.02)
+    finally:
+        harness.kill()
+        harness.wait(5)
+
+
+def _children_in_a_sandbox(parent: int) -> list[int]:
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cwd = os.readlink(f"/proc/{entry.name}/cwd")
+                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            if "/mcpp-sandbox-" in cwd and ppid == parent:
+                found.append(int(entry.name))
+    return found

@@ -220,6 +220,7 @@ class _Run:
         cpu, mem, size, files = limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.open_files
         orders: dict[str, object] = {
             "uid": self.uid, "namespaces": iso.namespaces, "box": str(self.box), "hook": audit_hook,
+            "parent": os.getpid(),
             "limits": {"RLIMIT_CPU": [cpu, cpu + 1], "RLIMIT_AS": [mem, mem], "RLIMIT_NPROC": [nproc, nproc],
                        "RLIMIT_FSIZE": [size, size], "RLIMIT_NOFILE": [files, files], "RLIMIT_CORE": [0, 0]},
         }

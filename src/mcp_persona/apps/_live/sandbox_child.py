@@ -8,12 +8,13 @@
    interpreter's folders bound read-only and the run's directory writable), then become ``uid`` with the same
    gid and no supplementary group. As a plain user the kernel applies RLIMIT_NPROC and checks every file
    access; root would ignore the former and pass the latter.
-2. set the resource limits: after step 1 on purpose, since a new uid (or a user namespace) counts processes
+2. die with the harness (the parent-death signal; the uid change of step 1 would clear it);
+3. set the resource limits: after step 1 on purpose, since a new uid (or a user namespace) counts processes
    from this one, so ``RLIMIT_NPROC`` is simply 1 + the allowance;
-3. keep on ``sys.path`` only the interpreter's own folders (an editable install of the harness puts its
+4. keep on ``sys.path`` only the interpreter's own folders (an editable install of the harness puts its
    source tree there, which holds the tasks) and install the audit hook (a test may turn it off to prove the
    kernel's limits alone);
-4. run ``main.py`` from the working directory.
+5. run ``main.py`` from the working directory.
 """
 
 from __future__ import annotations
@@ -145,10 +146,23 @@ def _prefixes() -> list[str]:
     return [os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix} if p]
 
 
+def tie_to_parent(parent: int) -> None:
+    """Die with the harness: a killed harness must not leave a run going until its wall limit.
+
+    Set after the uid change, which clears it; the harness may have died before it was set, hence the check."""
+    import ctypes
+
+    pr_set_pdeathsig, sigkill = 1, 9
+    ctypes.CDLL(None).prctl(pr_set_pdeathsig, sigkill)
+    if os.getppid() != parent:
+        os._exit(137)
+
+
 def main(raw: str) -> None:
     orders = marshal.loads(bytes.fromhex(raw))
     if orders["uid"] is not None:
         enter(orders)
+    tie_to_parent(orders["parent"])
     limit(orders["limits"])
     prefixes = tuple(p.rstrip(os.sep) + os.sep for p in _prefixes())
     sys.path[:] = [p for p in sys.path if os.path.realpath(p).startswith(prefixes)]
