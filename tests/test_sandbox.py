@@ -189,6 +189,19 @@ def test_reading_outside_the_directory_is_refused() -> None:
         secret.parent.rmdir()
 
 
+def test_time_zones_work_and_their_database_stays_read_only() -> None:
+    body = ("import datetime, zoneinfo\n"
+            "at = datetime.datetime(2026, 3, 10, 12, tzinfo=zoneinfo.ZoneInfo('America/New_York'))\n"
+            "print(at.utcoffset(), at.astimezone(zoneinfo.ZoneInfo('Asia/Tokyo')).isoformat())\n")
+    result, pid, cwd = run(body)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[1] == "-1 day, 20:00:00 2026-03-11T01:00:00+09:00"  # EDT from March 8
+    if Path("/usr/share/zoneinfo/UTC").exists():
+        result, pid, cwd = run("open('/usr/share/zoneinfo/UTC', 'a').write('x')")
+        assert result.exit_code == 1 and "outside the sandbox directory" in result.stderr
+    assert_cleaned(pid, cwd)
+
+
 def test_the_harness_package_is_not_importable() -> None:
     result, pid, cwd = run("import mcp_persona")
     assert result.exit_code == 1 and "ModuleNotFoundError: No module named 'mcp_persona'" in result.stderr

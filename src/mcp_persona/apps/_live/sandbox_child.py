@@ -27,6 +27,8 @@ TYPE_CHECKING = False  # not taken from typing: importing it would cost every ru
 if TYPE_CHECKING:
     from typing import Any
 
+# The time zone database (zoneinfo's default search path): public data that date arithmetic needs.
+_TZPATH = ("/usr/share/zoneinfo", "/usr/lib/zoneinfo", "/usr/share/lib/zoneinfo", "/etc/zoneinfo")
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8  # statvfs's ST_* bits for these are the same numbers
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 CLONE_NEWNS, CLONE_NEWNET = 0x00020000, 0x40000000
@@ -98,7 +100,7 @@ def limit(limits: dict[str, list[int]]) -> None:
 def guard() -> None:
     """Refuse, through an audit hook, whatever reaches outside the working directory and the library."""
     root = os.path.realpath(os.getcwd())
-    read = tuple({os.path.realpath(p) for p in (*_prefixes(), *sys.path)})
+    read = tuple({os.path.realpath(p) for p in (*_prefixes(), *sys.path, *_TZPATH)})
     real, sep = os.path.realpath, os.sep
     writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     deny = ("socket.", "subprocess.", "os.exec", "os.posix_spawn", "os.spawn", "os.system", "os.kill", "os.killpg",
