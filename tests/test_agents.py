@@ -170,6 +170,30 @@ def test_local_rendering_carries_tools_calls_and_results() -> None:
     assert out[3] == {"role": "user", "content": "<tool_response>\nRESULT\n</tool_response>"}
 
 
+def test_local_tool_listing_is_full_when_it_fits_and_compact_when_not() -> None:
+    schema = {"type": "object", "required": ["params", "data"], "$defs": {"Kind": {"enum": ["a", "b"]}},
+              "properties": {
+                  "params": {"type": "object", "properties": {"kind": {"$ref": "#/$defs/Kind"}}},
+                  "data": {"type": "object", "required": ["text"],
+                           "properties": {"text": {"type": "string"}, "tags": {"type": "array", "items": {
+                               "type": "object", "properties": {"x": {"type": "integer"}}}}}},
+                  "limit": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}
+    tools = [{"type": "function", "function": {"name": "lark__x", "description": "Sends x. Then more words.",
+                                               "parameters": schema}}]
+    msgs = [{"role": "system", "content": "Be helpful."}, {"role": "user", "content": "Hi"}]
+    full = render_messages(msgs, tools)[0]["content"]
+    assert '"$defs"' in full and "Then more words." in full
+    assert render_messages(msgs, tools, tool_budget=10_000, count_tokens=len)[0]["content"] == full  # it fits
+    compact = render_messages(msgs, tools, tool_budget=600, count_tokens=len)[0]["content"]
+    assert len(full) > 600 + len("Be helpful.")
+    assert ('- lark__x(params: {kind?: "a"|"b"}, data: {text: string, tags?: array of object}, limit?: integer): '
+            "Sends x.\n") in compact
+    assert "Then more words" not in compact and "<tool_call>" in compact
+    names = render_messages(msgs, tools, tool_budget=100, count_tokens=len)[0]["content"]
+    assert "- lark__x(params, data, limit?)\n" in names and "Sends x" not in names and "<tool_call>" in names
+    assert render_messages(msgs, tools, tool_budget=1, count_tokens=len)[0]["content"] == names  # nothing fits
+
+
 def test_reference_refs_resolve_and_fail_loudly() -> None:
     ok = ToolCallEvent(round=0, tool="t", result=json.dumps({"data": {"items": [{"id": "X"}]}}))
     bad = ToolCallEvent(round=0, tool="t", result="boom", is_error=True)

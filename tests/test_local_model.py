@@ -42,6 +42,41 @@ def test_one_episode_with_the_local_model() -> None:
         assert call.server in (None, "lark") and call.result
 
 
+def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
+    # 15 servers: the full tool listing would not fit the 8k window; a smaller form leaves room for the task.
+    # Counted with the model's own tokenizer, as the client counts (running the model on it takes minutes here).
+    from llama_cpp import Llama
+
+    from mcp_persona.agents.tool_schema import openai_tools
+    from mcp_persona.environment import Environment
+    from mcp_persona.llm.local import TOOLS_SHARE, render_messages
+    from mcp_persona.protocols import get_protocol
+
+    proto = get_protocol("livemcp101")
+    vocab = Llama(model_path=str(bundled_gguf()), vocab_only=True, verbose=False)
+    client = LocalChatClient()
+
+    def count(text: str) -> int:
+        return len(vocab.tokenize(text.encode()))
+
+    forms: set[str] = set()
+    for task in load_tasks("livemcp101")[::10]:
+        async def specs() -> list[dict[str, object]]:
+            async with Environment(task, protocol=proto) as env:  # noqa: B023 - awaited at once
+                assert len({t.server for t in env.pool}) == 15
+                return openai_tools(env.pool)
+
+        tools = anyio.run(specs)
+        messages = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": task.instruction}]
+        full = render_messages(messages, tools)[0]["content"]
+        sent = render_messages(messages, tools, tool_budget=int(client.n_ctx * TOOLS_SHARE), count_tokens=count)
+        assert count(full) > client.n_ctx, task.id  # the API form alone overflows the window
+        assert count(sent[0]["content"]) < client.n_ctx * TOOLS_SHARE, task.id  # a smaller form leaves half of it
+        assert all(f"- {t['function']['name']}(" in sent[0]["content"] for t in tools)  # every tool still offered
+        forms.add("types" if "name: type" in sent[0]["content"] else "names")
+    assert forms  # (the compact form, 5-7.8k tokens for these pools, fits none of them: the names are sent)
+
+
 def _rows(db: Path) -> list[tuple[str, float]]:
     if not db.exists():
         return []

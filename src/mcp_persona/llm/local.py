@@ -20,6 +20,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,30 @@ You may call these functions. Each is given as its name, what it does, and its J
 To call a function, answer with only:
 <tool_call>{{"name": "<function name>", "arguments": {{<arguments as JSON>}}}}</tool_call>
 You will then get the result. When you have everything you need, answer the user in plain text."""
+
+COMPACT_TOOLS_PROMPT = """
+
+# Tools
+You may call these functions. Each is given as name(parameters) and what it does; a parameter is
+name: type, and ? marks an optional one:
+{tools}
+
+To call a function, answer with only:
+<tool_call>{{"name": "<function name>", "arguments": {{<arguments as JSON>}}}}</tool_call>
+You will then get the result. When you have everything you need, answer the user in plain text."""
+
+NAMES_TOOLS_PROMPT = """
+
+# Tools
+You may call these functions. Each is given as name(parameters); ? marks an optional parameter:
+{tools}
+
+To call a function, answer with only:
+<tool_call>{{"name": "<function name>", "arguments": {{<arguments as JSON>}}}}</tool_call>
+You will then get the result. When you have everything you need, answer the user in plain text."""
+
+# The share of the context window the tool listing may fill; past it a smaller form is sent (``tool_listing``).
+TOOLS_SHARE = 0.5
 
 
 def bundled_gguf() -> Path:
@@ -84,10 +109,11 @@ class LocalChatClient:
         return await anyio.to_thread.run_sync(self._complete, messages, tools)
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
-        prompt_messages = render_messages(messages, tools)
-        start = time.perf_counter()
         with LocalChatClient._lock:
             llama = self._model()
+            prompt_messages = render_messages(messages, tools, tool_budget=int(self.n_ctx * TOOLS_SHARE),
+                                              count_tokens=lambda text: len(llama.tokenize(text.encode())))
+            start = time.perf_counter()
             llama.set_seed(self.seed)  # same prompt, same answer: runs are reproducible
             try:
                 resp = llama.create_chat_completion(messages=prompt_messages, temperature=0.0,
@@ -112,13 +138,16 @@ class LocalChatClient:
         )
 
 
-def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """OpenAI-shaped messages as plain chat turns for a template with no tool support."""
+def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                    tool_budget: int | None = None, count_tokens: Callable[[str], int] | None = None,
+                    ) -> list[dict[str, str]]:
+    """OpenAI-shaped messages as plain chat turns for a template with no tool support (the tool listing as
+    :func:`tool_listing` chooses it)."""
     out: list[dict[str, str]] = []
     for m in messages:
         role, content = m["role"], m.get("content") or ""
         if role == "system" and tools:
-            content += TOOLS_PROMPT.format(tools="\n".join(_describe(t) for t in tools))
+            content += tool_listing(tools, tool_budget, count_tokens)
         elif role == "assistant" and m.get("tool_calls"):
             blocks = [json.dumps({"name": c["function"]["name"], "arguments": _args(c["function"]["arguments"])},
                                  ensure_ascii=False) for c in m["tool_calls"]]
@@ -129,10 +158,86 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
     return out
 
 
+def tool_listing(tools: list[dict[str, Any]], budget: int | None = None,
+                 count_tokens: Callable[[str], int] | None = None) -> str:
+    """The tools for the system prompt, in the first of three forms that takes at most ``budget`` tokens:
+
+    1. full: each tool's description and JSON schema, as an API model gets them (always, without a budget);
+    2. compact: one line per tool, its parameters' names, types and optionality (one level into objects) and
+       the first sentence of its description;
+    3. names: one line per tool, its parameters' names and optionality only (also when nothing fits).
+
+    The smaller forms are the local model's alone and an explicit choice: with an 8k window the full form of a
+    LiveMCP-101 pool (15 servers, up to 143 tools: 16-21k tokens) leaves no room for the task, and even the
+    compact one takes up to 7.8k. What they leave out (nested schemas, bounds, formats, descriptions) the
+    server still checks on every call, and says what is wrong."""
+    count = count_tokens or _estimate_tokens
+    full = TOOLS_PROMPT.format(tools="\n".join(_describe(t) for t in tools))
+    if budget is None or count(full) <= budget:
+        return full
+    compact = COMPACT_TOOLS_PROMPT.format(tools="\n".join(_signature(t) for t in tools))
+    if count(compact) <= budget:
+        return compact
+    return NAMES_TOOLS_PROMPT.format(tools="\n".join(_names(t) for t in tools))
+
+
+def _estimate_tokens(text: str) -> int:
+    return len(text) // 3  # JSON-heavy text runs ~3 characters a token in SmolLM2's vocabulary
+
+
 def _describe(tool: dict[str, Any]) -> str:
     fn = tool["function"]
     params = json.dumps(fn.get("parameters", {}), separators=(",", ":"), ensure_ascii=False)
     return f"- {fn['name']}: {fn.get('description', '').strip()}\n  parameters: {params}"
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s")
+
+
+def _signature(tool: dict[str, Any]) -> str:
+    fn = tool["function"]
+    schema = fn.get("parameters") or {}
+    summary = _SENTENCE.split((fn.get("description") or "").strip(), maxsplit=1)[0].replace("\n", " ")
+    return f"- {fn['name']}({_fields(schema, schema.get('$defs') or {}, depth=0)}): {summary}"
+
+
+def _names(tool: dict[str, Any]) -> str:
+    schema = tool["function"].get("parameters") or {}
+    required = set(schema.get("required") or [])
+    return f"- {tool['function']['name']}(" + ", ".join(
+        name + ("" if name in required else "?") for name in schema.get("properties") or {}) + ")"
+
+
+def _fields(schema: dict[str, Any], defs: dict[str, Any], depth: int) -> str:
+    required = set(schema.get("required") or [])
+    return ", ".join(f"{name}{'' if name in required else '?'}: {_type(sub, defs, depth)}"
+                     for name, sub in (schema.get("properties") or {}).items())
+
+
+def _type(schema: Any, defs: dict[str, Any], depth: int) -> str:
+    if not isinstance(schema, dict):
+        return "any"
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        schema = defs.get(ref.removeprefix("#/$defs/"), {})
+    if "const" in schema:
+        return json.dumps(schema["const"], ensure_ascii=False)
+    if isinstance(schema.get("enum"), list) and len(schema["enum"]) <= 8:
+        return "|".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        options = [o for o in schema.get(key) or [] if not (isinstance(o, dict) and o.get("type") == "null")]
+        if options:
+            return "|".join(dict.fromkeys(_type(o, defs, depth) for o in options))
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(str(k) for k in kind if k != "null") or "null"
+    if kind == "array":
+        return f"array of {_type(schema.get('items'), defs, depth + 1)}"
+    if kind == "object" or "properties" in schema:
+        if depth == 0 and schema.get("properties"):
+            return "{" + _fields(schema, defs, depth + 1) + "}"
+        return "object"
+    return str(kind) if kind else "any"
 
 
 def _args(raw: str) -> Any:

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_persona.llm.base import ModelError
-from mcp_persona.llm.local import bundled_gguf, parse_tool_calls, render_messages
+from mcp_persona.llm.local import TOOLS_SHARE, bundled_gguf, parse_tool_calls, render_messages
 
 HANDLER_NAME = "mcp-persona-tools"
 MODEL_ALIAS = "smollm2"
@@ -47,7 +47,9 @@ def tool_chat_handler(*, llama: Any, messages: list[dict[str, Any]], tools: list
 
         base = llama_chat_format.get_chat_completion_handler("chatml")
     use_tools = bool(tools) and tool_choice != "none"
-    rendered = render_messages(list(messages), list(tools or []) if use_tools else [])
+    rendered = render_messages(list(messages), list(tools or []) if use_tools else [],
+                               tool_budget=int(llama.n_ctx() * TOOLS_SHARE),
+                               count_tokens=lambda text: len(llama.tokenize(text.encode())))
     result = base(llama=llama, messages=rendered, stream=stream, **kwargs)
     if stream or not use_tools:
         return result  # a stream is passed through as text: tool calls are parsed only when not streaming
