@@ -291,17 +291,19 @@ def test_the_network_namespace_is_used_when_available() -> None:
 
 
 # -- runs do not block the event loop ---------------------------------------------------------------------------
-def sandbox_pids() -> list[int]:
-    """This process's children working in a sandbox directory: its runs in flight (not another test run's)."""
+def sandbox_pids(parent: int | None = None) -> list[int]:
+    """The children of ``parent`` (default: this process) working in a sandbox directory: its runs in flight
+    (not another test run's)."""
+    parent_pid = os.getpid() if parent is None else parent
     found = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
                 cwd = os.readlink(f"/proc/{entry.name}/cwd")
-                parent = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError):
                 continue
-            if "/mcpp-sandbox-" in cwd and parent == os.getpid():
+            if "/mcpp-sandbox-" in cwd and ppid == parent_pid:
                 found.append(int(entry.name))
     return found
 
@@ -397,7 +399,7 @@ def test_a_killed_harness_takes_its_run_with_it() -> None:
     try:
         assert harness.stdout is not None and harness.stdout.readline().strip() == "starting"
         deadline = time.monotonic() + 10
-        while not (runs := _children_in_a_sandbox(harness.pid)):
+        while not (runs := sandbox_pids(harness.pid)):
             assert time.monotonic() < deadline, "the run never started"
             time.sleep(0.02)
         os.kill(harness.pid, signal.SIGKILL)
@@ -409,17 +411,3 @@ def test_a_killed_harness_takes_its_run_with_it() -> None:
     finally:
         harness.kill()
         harness.wait(5)
-
-
-def _children_in_a_sandbox(parent: int) -> list[int]:
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                cwd = os.readlink(f"/proc/{entry.name}/cwd")
-                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            if "/mcpp-sandbox-" in cwd and ppid == parent:
-                found.append(int(entry.name))
-    return found
