@@ -17,9 +17,10 @@ Shared by every protocol that reads GT values out of a final answer:
   normalised as the answer match is, whitespace dropped, so re-indenting a paste changes nothing). Copied text is
   a verbatim run of at least 40 characters common to the answer and a successful call's output, or a whole
   output of 16 to 39 characters; a run the call's own arguments hold is the agent's text echoed back (a
-  message it sent), not copied. The answer is a dump when copied text is at least 75% of it, or when it repeats
-  at least half of all the text the calls returned (and at least 80 characters of it): the second catches
-  outputs pasted whole inside a sentence or two of the agent's own.
+  message it sent), not copied. The answer is a dump when copied text is at least 75% of it (and 40 characters
+  or more), or when it repeats at least half of all the text the calls returned (and at least 80 characters of
+  it): the second catches outputs pasted whole inside a sentence or two of the agent's own. Characters are
+  counted without whitespace.
 
   Measured on the gold replays of every task of persona, livemcpbench and livemcp101 (424): no reference answer
   is more than 64% copied (a URL an image tool built, names quoted) nor repeats more than 9% of the outputs;
@@ -92,7 +93,7 @@ def verbatim_form(text: str) -> str:
 @dataclass(frozen=True)
 class Paste:
     """How much of an answer is copied from an episode's tool outputs (counts of characters in
-    :func:`verbatim_form`)."""
+    :func:`verbatim_form`, so whitespace is not counted)."""
 
     answer: int  # the answer's characters
     copied: int  # of those, characters inside text copied from some output
