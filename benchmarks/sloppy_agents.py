@@ -1,17 +1,22 @@
-"""How the scores treat agents that do the task badly: the persona suite played by scripted sloppy agents.
+"""How the scores treat agents that do the task badly: a suite played by scripted sloppy agents.
 
-Every agent replays the task's gold chain (through real MCP, scored by the real scorers) with one kind of fault:
+Every agent replays the task's gold chain (through real MCP, scored by the real scorers) with one kind of fault.
+On the persona suite (and any suite of its protocol):
 
-* ``gold``            — the gold chain, then the reference answer (the ceiling);
-* ``writes twice``    — the gold chain with every state-changing call issued once more;
-* ``free text 'ok'``  — every free-text argument of a write (bodies, titles, descriptions) replaced by "ok";
-* ``no last step``    — the gold chain without its last step;
-* ``answer only``     — no tool call, the reference answer at once;
-* ``paste reads``     — only the gold chain's read calls, every output pasted as the answer.
+* ``gold``             — the gold chain, then the reference answer (the ceiling);
+* ``writes twice``     — the gold chain with every state-changing call issued once more;
+* ``free text 'ok'``   — every free-text argument of a write (bodies, titles, descriptions) replaced by "ok";
+* ``no last step``     — the gold chain without its last step;
+* ``answer only``      — no tool call, the reference answer at once;
+* ``paste reads``      — only the gold chain's read calls, every output pasted as the answer;
+* ``paste all``        — the whole gold chain, every output pasted verbatim as the answer;
+* ``paste + sentence`` — the same, with a short sentence before and after the pasted outputs.
 
-Prints Acc, SR-0.8, Exec-Acc and the strict pass per agent. Run: ``python benchmarks/sloppy_agents.py``
-(``--tasks 'collab_*'`` for a subset). A sloppy agent that scores like ``gold`` on some metric is a hole in
-that metric.
+Prints Acc, SR-0.8, Exec-Acc and the strict pass per agent. On a LiveMCPBench suite (``--suite livemcpbench``)
+the agents are ``gold``, ``answer only``, ``paste all`` and ``paste + sentence`` (the others need state-changing
+calls observed on persona's environment), and it prints Acc, the rule success and how many answers were dumps.
+Run: ``python benchmarks/sloppy_agents.py`` (``--tasks 'collab_*'`` for a subset). A sloppy agent that scores
+like ``gold`` on some metric is a hole in that metric.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import anyio
 
 from mcp_persona.mutants import (
     NEUTRAL_TEXT,
+    PASTE_SENTENCES,
     PlannedCall,
     ReplayAgent,
     gold_plan,
@@ -35,12 +41,15 @@ from mcp_persona.mutants import (
     replace_argument,
     string_leaves,
 )
+from mcp_persona.protocols import get_protocol
 from mcp_persona.protocols.persona import episode_score
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring import suite_metrics
-from mcp_persona.tasks import Task, load_tasks
+from mcp_persona.tasks import Task, load_tasks, suite_info
 
 Plan = tuple[PlannedCall, ...]
+Around = tuple[str, str] | None  # None: the reference answer; else the outputs pasted, wrapped in these
+VERBATIM: tuple[str, str] = ("", "")
 
 
 def twice(plan: Plan, writes: set[tuple[int, int]]) -> Plan:
@@ -59,14 +68,22 @@ def ok_text(plan: Plan, writes: set[tuple[int, int]]) -> Plan:
     return tuple(out)
 
 
-AGENTS: dict[str, Callable[[Plan, set[tuple[int, int]]], tuple[Plan, bool]]] = {
-    "gold": lambda plan, w: (plan, False),
-    "writes twice": lambda plan, w: (twice(plan, w), False),
-    "free text 'ok'": lambda plan, w: (ok_text(plan, w), False),
-    "no last step": lambda plan, w: (tuple(p for p in plan if p.label[0] < max(q.label[0] for q in plan)), False),
-    "answer only": lambda plan, w: ((), False),
-    "paste reads": lambda plan, w: (tuple(p for p in plan if p.label not in w), True),
+AGENTS: dict[str, Callable[[Plan, set[tuple[int, int]]], tuple[Plan, Around]]] = {
+    "gold": lambda plan, w: (plan, None),
+    "writes twice": lambda plan, w: (twice(plan, w), None),
+    "free text 'ok'": lambda plan, w: (ok_text(plan, w), None),
+    "no last step": lambda plan, w: (tuple(p for p in plan if p.label[0] < max(q.label[0] for q in plan)), None),
+    "answer only": lambda plan, w: ((), None),
+    "paste reads": lambda plan, w: (tuple(p for p in plan if p.label not in w), VERBATIM),
+    "paste all": lambda plan, w: (plan, VERBATIM),
+    "paste + sentence": lambda plan, w: (plan, PASTE_SENTENCES),
 }
+# the agents that need no observed writes, for a protocol without persona's environment
+LIBRARY_AGENTS = ("gold", "answer only", "paste all", "paste + sentence")
+
+
+def agent(calls: Plan, around: Around) -> ReplayAgent:
+    return ReplayAgent(calls, paste_outputs=around is not None, around=around or VERBATIM)
 
 
 async def run(tasks: list[Task]) -> dict[str, dict[str, Any]]:
@@ -75,10 +92,24 @@ async def run(tasks: list[Task]) -> dict[str, dict[str, Any]]:
         obs = await observe_gold(task)
         plan = gold_plan(task)
         for name, make in AGENTS.items():
-            calls, paste = make(plan, obs.writes)
-            record = await run_episode(task, ReplayAgent(calls, paste_outputs=paste))
+            record = await run_episode(task, agent(*make(plan, obs.writes)))
             results[name].append(episode_score(record, task))
     return {name: suite_metrics(scores) for name, scores in results.items()}
+
+
+async def run_library(tasks: list[Task], protocol: str) -> dict[str, dict[str, Any]]:
+    """LiveMCPBench's scores of each agent: mean Acc, the rule success rate, and the answers that were dumps."""
+    proto = get_protocol(protocol)
+    scores: dict[str, list[dict[str, Any]]] = {name: [] for name in LIBRARY_AGENTS}
+    for task in tasks:
+        plan = gold_plan(task)
+        for name in LIBRARY_AGENTS:
+            record = await run_episode(task, agent(*AGENTS[name](plan, set())), protocol=proto)
+            scores[name].append(record.score or {"acc": 0.0, "rule_success": False, "answer_dump": False})
+    n = len(tasks) or 1
+    return {name: {"acc": sum(s["acc"] for s in ss) / n, "success": sum(bool(s["rule_success"]) for s in ss) / n,
+                   "passed": sum(bool(s["rule_success"]) for s in ss), "dumps": sum(bool(s["answer_dump"]) for s in ss)}
+            for name, ss in scores.items()}
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
@@ -88,13 +119,21 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     args = parser.parse_args(argv)
     globs = args.tasks.split(",")
     tasks = [t for t in load_tasks(args.suite) if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
+    protocol = suite_info(args.suite).protocol
     start = time.perf_counter()
+    if protocol == "livemcpbench":
+        library = anyio.run(run_library, tasks, protocol)
+        print(f"{len(tasks)} tasks, {len(LIBRARY_AGENTS)} scripted agents, {time.perf_counter() - start:.1f} s")
+        print(f"{'agent':<18}{'Acc':>8}{'Success':>9}{'Passed':>8}{'Dumps':>7}")
+        for name, m in library.items():
+            print(f"{name:<18}{100 * m['acc']:>8.1f}{100 * m['success']:>9.1f}{m['passed']:>8}{m['dumps']:>7}")
+        return library
     metrics = anyio.run(run, tasks)
     print(f"{len(tasks)} tasks, {len(AGENTS)} scripted agents, {time.perf_counter() - start:.1f} s")
-    print(f"{'agent':<16}{'Acc':>8}{'SR-0.8':>8}{'Exec':>8}{'Strict':>8}")
+    print(f"{'agent':<18}{'Acc':>8}{'SR-0.8':>8}{'Exec':>8}{'Strict':>8}")
     for name, m in metrics.items():
         exec_acc = "-" if m["exec_acc"] is None else f"{100 * m['exec_acc']:.1f}"
-        print(f"{name:<16}{100 * m['acc']:>8.1f}{100 * m['sr_0_8']:>8.1f}{exec_acc:>8}{100 * m['strict_sr']:>8.1f}")
+        print(f"{name:<18}{100 * m['acc']:>8.1f}{100 * m['sr_0_8']:>8.1f}{exec_acc:>8}{100 * m['strict_sr']:>8.1f}")
     return metrics
 
 

@@ -6,6 +6,7 @@ import json
 import statistics
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from mcp_persona.agents import CopilotAgent, NoopAgent, ReferenceAgent
 from mcp_persona.cli import app
 from mcp_persona.environment import Environment
 from mcp_persona.livemcptool.real import NODE_PREFIX_ENV, SERVERS_DIR_ENV
-from mcp_persona.mutants import ReplayAgent, gold_plan
+from mcp_persona.mutants import PASTE_SENTENCES, ReplayAgent, gold_plan
 from mcp_persona.protocols import get_protocol
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment
 from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
@@ -219,6 +220,28 @@ def test_an_answer_that_pastes_every_output_fails(task_id: str, more: list[GoldC
     assert score["success"] is False
     assert all(c["passed"] for c in score["checks"])  # every value is there, and grounded
     assert score["answer_dump"] is True
+
+
+# per domain, the task whose outputs pasted with a sentence around them are the least copied share of the
+# answer (short outputs: a memo, two forecasts, two prices); every pasted answer here is under 1500 characters
+PASTED = ("finance_stock_gap_4", "leisure_wuwa_pair_1", "lifestyle_weather_note_1", "office_docx_read_1",
+          "shopping_cheaper_stay_1", "travel_airbnb_stay_6")
+
+
+@pytest.mark.parametrize("task_id", PASTED)
+def test_outputs_pasted_as_the_answer_fail_however_short(task_id: str) -> None:
+    t = task(task_id)
+    gold = play(t, ReferenceAgent())
+    assert gold["success"] is True and gold["answer_dump"] is False and gold["dump_why"] is None
+    for around in (("", ""), PASTE_SENTENCES):  # the outputs verbatim; with a sentence before and after
+        paster = ReplayAgent(gold_plan(t), paste_outputs=True, around=around)
+        record = anyio.run(partial(run_episode, t, paster, protocol=PROTOCOL))
+        score = record.score
+        assert score is not None and len(record.trajectory.final_answer) < 1500  # under the length rule
+        assert all(c["passed"] for c in score["checks"])  # every value is there, and grounded
+        assert score["success"] is False and score["answer_dump"] is True
+        assert score["dump_why"].startswith(("answer is ", "answer repeats ")), score["dump_why"]
+        assert "% pasted tool output" in score["dump_why"] or "% of what the tools returned" in score["dump_why"]
 
 
 def test_without_its_real_servers_the_reference_fails(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -22,7 +23,14 @@ from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.checkpoints import check_operate, collateral
-from mcp_persona.scoring.grounding import Evidence, derivation_problem
+from mcp_persona.scoring.grounding import (
+    PASTE_ANSWER_SHARE,
+    PASTE_MIN_REPEATED,
+    Evidence,
+    Paste,
+    answer_dump,
+    derivation_problem,
+)
 from mcp_persona.scoring.match import fields_matched, value_matches
 from mcp_persona.scoring.normalize import appears_in, normalize
 from mcp_persona.store import EpisodeRecord
@@ -586,7 +594,7 @@ class TestEpisode:
         s = score_episode(make_task([search_cp("x")]), traj(answer="x"), {}, {})
         assert s.to_dict() == {"acc": 1.0, "exec_acc": None, "collateral": [], "checkpoints": [
             {"index": 0, "type": "personalized_search", "score": 1.0, "reason": "all GT values in the final answer"}],
-            "ungrounded": ["x"], "answer_dump": False}  # "x" was answered but no tool ever returned it
+            "ungrounded": ["x"], "answer_dump": False, "dump_why": None}  # "x" answered, never returned
 
     def test_grounded_answers_and_dumps(self) -> None:
         task = make_task([search_cp("Room 3F-Aurora")])
@@ -599,6 +607,7 @@ class TestEpisode:
         dump = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1500),
                              {}, {})
         assert dump.acc == 1.0 and dump.answer_dump is True
+        assert dump.dump_why == "answer is 1515 characters, over max(1500, 4 x the reference's)"
         short = score_episode(task, traj(call("get", result="Room 3F-Aurora"), answer="Room 3F-Aurora " + "x" * 1400),
                               {}, {})
         assert short.answer_dump is False
@@ -639,6 +648,68 @@ class TestGrounding:
         assert score_episode(task, fetched, {}, {}).ungrounded == []
         calculated = traj(call("calc", "58", arguments={"expression": "183.1-125.1"}), answer="58")
         assert score_episode(task, calculated, {}, {}).ungrounded == ["58"]
+
+
+# == copied tool output ===========================================================================
+ROOMS = json.dumps({"code": 0, "data": {"rooms": [
+    {"room_id": f"omm_{i:04d}", "name": f"Room {i}F-{name}", "capacity": 4 + i, "building": "Orbit Tower, 88 Keyuan Rd"}
+    for i, name in enumerate(["Aurora", "Nebula", "Comet", "Zenith", "Halo"], start=2)]}})
+
+
+class TestPaste:
+    """An answer mostly copied from tool output is a dump, however short; quotes and the agent's own text are not."""
+
+    def test_an_output_pasted_as_the_answer_is_a_dump(self) -> None:
+        ev = Evidence.of([call("meeting_room_list", ROOMS)])
+        assert ev.pasted(ROOMS).answer_share == 1.0 and ev.pasted(ROOMS).output_share == 1.0
+        why = answer_dump(ROOMS, "Room 3F-Nebula seats 7.", ev)
+        assert why is not None and why.startswith("answer is 100% pasted tool output")
+        # re-indented and re-cased, or re-serialised without spaces: the same text
+        rooms = json.loads(ROOMS)
+        for again in (json.dumps(rooms, indent=2).upper(), json.dumps(rooms, separators=(",", ":"))):
+            assert ev.pasted(again).answer_share == 1.0
+        # written out anew, field by field, it is no verbatim copy: that is an answer (or a long one)
+        listing = "\n".join(f"{r['name']} ({r['room_id']}): {r['building']}, seats {r['capacity']}"
+                            for r in rooms["data"]["rooms"])
+        assert ev.pasted(listing).copied == 0
+
+    def test_a_paste_inside_a_sentence_repeats_what_the_tools_returned(self) -> None:
+        ev = Evidence.of([call("meeting_room_list", ROOMS)])
+        answer = ("I looked at every meeting room in the building for you and compared what they offer. This is "
+                  "the whole list the room service gave me, so you can pick one yourself:\n" + ROOMS + "\nI would "
+                  "take the Nebula room on the third floor, since it seats everyone in your team comfortably.")
+        paste = ev.pasted(answer)
+        assert paste.answer_share < PASTE_ANSWER_SHARE and paste.output_share == 1.0
+        assert paste.why_dump() == f"answer repeats 100% of what the tools returned ({paste.repeated} of " \
+                                   f"{paste.output} characters)"
+
+    def test_quotes_and_short_confirmations_are_answers(self) -> None:
+        ev = Evidence.of([call("meeting_room_list", ROOMS)])
+        quoted = "Book Room 3F-Nebula (omm_0003) in Orbit Tower, 88 Keyuan Rd: it seats 7."
+        assert ev.pasted(quoted).copied == 0  # names, ids, an address: every common run is under 40 characters
+        assert answer_dump(quoted, "", ev) is None
+        sent = Evidence.of([call("send", "Message sent successfully. Message ID: 1480739475902998491")])
+        answer = "Posted it. The server said: Message sent successfully. Message ID: 1480739475902998491."
+        assert sent.pasted(answer).output_share == 1.0 and sent.pasted(answer).repeated < PASTE_MIN_REPEATED
+        assert answer_dump(answer, "", sent) is None  # all it returned, but a single line: a quote
+        short = Evidence.of([call("delete", "Successfully deleted Inbox.md")])  # a whole output under 40 characters
+        assert short.pasted("Successfully deleted Inbox.md, as you asked.").copied == 27  # characters but spaces
+
+    def test_the_agents_own_text_echoed_back_is_not_copied(self) -> None:
+        text = "Launch checklist: freeze the build on Friday, send the release notes to QA, book the war room."
+        echo = call("message_create", json.dumps({"code": 0, "data": {"message_id": "om_1", "body": {
+            "content": json.dumps({"text": text})}}}), arguments={"content": json.dumps({"text": text})})
+        ev = Evidence.of([echo], echoes=True)  # grounding may count echoes; copying never does
+        assert ev.pasted(f"I sent it: {text}").copied == 0
+        assert answer_dump(f"I sent it: {text}", "", ev) is None
+
+    def test_copies_are_measured_in_linear_time(self) -> None:
+        # a run repeated on both sides is marked once, not once per pair (28 million marks here)
+        ev = Evidence.of([call("get", "ab" * 20_000)])
+        start = time.perf_counter()
+        assert ev.pasted("ab" * 700) == Paste(1400, 1400, 40_000, 40_000)
+        assert time.perf_counter() - start < 1.0  # ~20 ms; pairwise it took seconds
+
 
 # == collateral damage ============================================================================
 class TestCollateral:

@@ -12,8 +12,16 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_persona.mutants import ReplayAgent, derive_mutants, gold_plan, mutation_test, observe_gold
+from mcp_persona.mutants import (
+    PASTE_SENTENCES,
+    ReplayAgent,
+    derive_mutants,
+    gold_plan,
+    mutation_test,
+    observe_gold,
+)
 from mcp_persona.runner import run_episode
+from mcp_persona.scoring.grounding import PASTE_MIN_REPEATED, verbatim_form
 from mcp_persona.scoring.strict import compare_end_states, strict_pass
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import GoldCall, Task, load_tasks
@@ -219,3 +227,28 @@ def test_sloppy_agents_score_below_the_gold_chain() -> None:
     assert metrics["writes twice"]["acc"] > 0.95  # the paper's Acc cannot see a second copy...
     assert metrics["writes twice"]["strict_sr"] < 0.35  # ...the strict pass can
     assert metrics["answer only"]["strict_sr"] == 0.0  # values never retrieved are not a pass
+    # every value is in the pasted outputs and the state is right: only the copy rule stops these
+    assert metrics["paste all"]["acc"] == 1.0 and metrics["paste all"]["strict_sr"] == 0.0
+    assert metrics["paste + sentence"]["acc"] == 1.0 and metrics["paste + sentence"]["strict_sr"] == 0.0
+
+
+async def test_pasting_the_outputs_never_passes_strict() -> None:
+    """Every persona task: the gold chain answered with its outputs pasted, verbatim or with a sentence before and
+    after, loses the strict pass the gold chain with the reference answer keeps. The one exception is documented
+    in grounding: everything the tools returned is a line or two, so pasting it with a sentence is answering."""
+    wrapped_passes = []
+    for task in load_tasks("persona"):
+        plan = gold_plan(task)
+        gold = await replay(task, plan)
+        pasted = await run_episode(task, ReplayAgent(plan, paste_outputs=True))
+        wrapped = await run_episode(task, ReplayAgent(plan, paste_outputs=True, around=PASTE_SENTENCES))
+        assert gold.score is not None and pasted.score is not None and wrapped.score is not None
+        assert gold.score["strict"] is True and gold.score["answer_dump"] is False, task.id
+        assert pasted.score["strict"] is False and pasted.score["answer_dump"] is True, task.id
+        if wrapped.score["strict"]:
+            returned = sum(len(verbatim_form(c.result)) for c in wrapped.trajectory.tool_calls)
+            assert returned < PASTE_MIN_REPEATED, (task.id, wrapped.trajectory.final_answer)
+            wrapped_passes.append(task.id)
+        else:
+            assert wrapped.score["answer_dump"] is True, task.id
+    assert len(wrapped_passes) <= 3, wrapped_passes  # of 223: one-line confirmations (a message id)

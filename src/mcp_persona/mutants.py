@@ -104,10 +104,12 @@ class ReplayAgent:
     name = "mutant"
     model = None
 
-    def __init__(self, calls: tuple[PlannedCall, ...], *, observe: bool = False, paste_outputs: bool = False) -> None:
+    def __init__(self, calls: tuple[PlannedCall, ...], *, observe: bool = False, paste_outputs: bool = False,
+                 around: tuple[str, str] = ("", "")) -> None:
         self.calls = calls
         self.observe = observe
         self.paste_outputs = paste_outputs  # answer with every tool output instead of the reference answer
+        self.around = around  # what the pasted outputs are wrapped in: a sentence before, one after
         self.writes: set[Label] = set()
         self.creates: set[Label] = set()
         self.final_hash = ""
@@ -133,9 +135,14 @@ class ReplayAgent:
                 if any(sig[1] == "create" for sig in changes):
                     self.creates.add(planned.label)
         self.final_hash = canonical_hash(env.final_states())
-        trajectory.final_answer = ("\n".join(e.result for e in trajectory.tool_calls) if self.paste_outputs
+        pasted = "\n".join(e.result for e in trajectory.tool_calls)
+        trajectory.final_answer = (self.around[0] + pasted + self.around[1] if self.paste_outputs
                                    else task.reference_answer)
         trajectory.stop_reason = "replayed"
+
+
+# A short sentence around pasted outputs: what a scripted agent that pastes adds to pass as answering.
+PASTE_SENTENCES = ("Here is what I found:\n", "\nThat is everything you asked for.")
 
 
 def gold_plan(task: Task) -> tuple[PlannedCall, ...]:

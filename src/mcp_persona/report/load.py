@@ -140,8 +140,8 @@ class Episode:
         out = [f"missing vs gold: {m}" for m in end.get("missing") or []]
         out += [f"extra vs gold: {x}" for x in end.get("extra") or []]
         out += [f"reported but never retrieved by a tool: {v}" for v in score.get("ungrounded") or []]
-        if score.get("answer_dump"):
-            out.append("the answer pastes tool output (far longer than the task needs)")
+        if score.get("answer_dump"):  # runs scored before the copy rule carry no dump_why
+            out.append(f"the answer pastes tool output ({score.get('dump_why') or 'far longer than the task needs'})")
         return out
 
 

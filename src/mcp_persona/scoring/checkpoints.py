@@ -18,7 +18,8 @@ left undecided (None) for a judge, and an undecided checkpoint never counts towa
 
 Two facts about the answer are recorded for the strict pass (they do not change Acc): GT values the answer
 reports that no successful tool call ever showed (``ungrounded``: a guess or a memorised answer), and an
-answer far longer than the task needs (``answer_dump``: tool output pasted wholesale); both are decided by
+answer that pastes tool output instead of answering (``answer_dump``: far longer than the task needs, or mostly
+copied from the episode's tool outputs; ``dump_why`` says which, with the share); both are decided by
 :mod:`mcp_persona.scoring.grounding`.
 
 Acc is the mean over a task's checkpoints; Exec-Acc the share of its operate
@@ -62,7 +63,8 @@ class TaskScore:
     checkpoints: list[CheckpointResult]
     collateral: list[str]
     ungrounded: list[str] = field(default_factory=list)  # GT values reported but never shown by a tool
-    answer_dump: bool = False  # the answer is far longer than any answer to the task needs to be
+    answer_dump: bool = False  # the answer pastes tool output: far too long, or mostly copied
+    dump_why: str | None = None  # how the dump rule decided (None when the answer is no dump)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -72,6 +74,7 @@ class TaskScore:
             "collateral": self.collateral,
             "ungrounded": self.ungrounded,
             "answer_dump": self.answer_dump,
+            "dump_why": self.dump_why,
         }
 
 
@@ -101,8 +104,8 @@ def score_episode(
     evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
     ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
                   if appears_in(v, trajectory.final_answer) and evidence.why_ungrounded(v, cp.derived.get(v))]
-    return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded,
-                     answer_dump(trajectory.final_answer, task.reference_answer))
+    dump = answer_dump(trajectory.final_answer, task.reference_answer, evidence)
+    return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded, dump is not None, dump)
 
 
 def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:

@@ -1,5 +1,6 @@
 """The strict pass: every checkpoint 1, no collateral damage, an end state equivalent to the gold replay's, and
-an answer whose found values come from tool outputs (not guessed) and that does not paste them wholesale.
+an answer whose found values come from tool outputs (not guessed) and that does not paste them (a dump: far
+too long, or mostly copied from the outputs, see :mod:`mcp_persona.scoring.grounding`).
 
 Acc / SR-0.8 / Exec-Acc are the paper's metrics and stay as they are. The strict pass sits beside them
 (tau2-bench and AppWorld judge an episode the same way): an agent that writes twice, writes to the wrong

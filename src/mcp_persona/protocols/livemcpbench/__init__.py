@@ -7,7 +7,8 @@
 * Scored: rules first (GT values in the final answer, files left in the working folder, records
   left on simulated servers, named tool calls). An answer's GT value counts only when grounded:
   shown by a successful data call of the episode, or derived (as its checkpoint declares) from numbers
-  such calls showed; an answer that pastes tool output (a dump) fails (see
+  such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
+  episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
   verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
   rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
@@ -26,7 +27,7 @@ from rich.table import Table
 
 from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
-from mcp_persona.protocols.livemcpbench.scoring import efficiency, rule_checks
+from mcp_persona.protocols.livemcpbench.scoring import efficiency, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
@@ -104,7 +105,7 @@ class LiveMCPBenchProtocol(Protocol):
         problems += [f"gold replay fails a check: {c['summary']} ({c['why']})"
                      for c in record.score["checks"] if not c["passed"]]
         if record.score["answer_dump"]:
-            problems.append("the reference answer counts as a dump")
+            problems.append(f"the reference answer counts as a dump: {record.score['dump_why']}")
         for name, agent in (("noop", NoopAgent()), ("answer-only", ReplayAgent(()))):
             floor = await run_episode(task, agent, protocol=self)
             if floor.score is not None and floor.score["success"]:
@@ -126,14 +127,17 @@ class LiveMCPBenchProtocol(Protocol):
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
         assert isinstance(env, LibraryEnvironment)
-        checks = rule_checks(task, trajectory, env.workdir, env.records())
+        # copied text is measured against the calls that may ground a value: route results (tool descriptions)
+        # and compute tools are left out, as they are from the evidence
+        seen = evidence(task, trajectory)
+        checks = rule_checks(task, trajectory, env.workdir, env.records(), seen)
         passed = sum(c["passed"] for c in checks)
-        dump = answer_dump(trajectory.final_answer, task.reference_answer)
-        rules_ok = bool(checks) and passed == len(checks) and not dump
+        dump = answer_dump(trajectory.final_answer, task.reference_answer, seen)
+        rules_ok = bool(checks) and passed == len(checks) and dump is None
         return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
                 "judge_success": None, "domain": task.category, "checks": checks,
-                "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump,
-                **efficiency(trajectory)}
+                "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
+                "dump_why": dump, **efficiency(trajectory)}
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         if judging is None or record.score is None:

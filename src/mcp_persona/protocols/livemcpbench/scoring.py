@@ -1,6 +1,7 @@
 """LiveMCPBench's rule scores: GT values in the final answer, output files, named tool calls.
 
-A task succeeds under the rules when every check passes and the answer is not a dump. Files are read
+A task succeeds under the rules when every check passes and the answer is not a dump (far too long, or mostly
+copied from the episode's data calls: :func:`mcp_persona.scoring.grounding.answer_dump`). Files are read
 from the episode's working folder with the library of their format, so a file that merely has the
 right name but not the content, or that is not a valid document, fails.
 
@@ -137,12 +138,14 @@ def evidence(task: Task, trajectory: Trajectory) -> Evidence:
 
 
 def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
-                records: dict[str, list[dict[str, Any]]] | None = None) -> list[dict[str, Any]]:
+                records: dict[str, list[dict[str, Any]]] | None = None,
+                seen: Evidence | None = None) -> list[dict[str, Any]]:
     """One entry per check: ``{kind, summary, passed, why}``; an answer check also lists its
-    ``ungrounded`` values. ``records``: each simulated server's records at the end of the episode."""
+    ``ungrounded`` values. ``records``: each simulated server's records at the end of the episode;
+    ``seen``: the episode's :func:`evidence`, when the caller has it already."""
     out: list[dict[str, Any]] = []
     answer = trajectory.final_answer or ""
-    seen = evidence(task, trajectory)
+    seen = seen if seen is not None else evidence(task, trajectory)
     for cp in task.checkpoints:
         if isinstance(cp, SearchCheckpoint):
             missing = [v for v in cp.gt_value if not appears_in(v, answer)]
