@@ -57,8 +57,8 @@ DUMP_FACTOR = 4
 # Copied tool output (see the module and ``Paste``), measured on the bundled suites' gold replays.
 PASTE_RUN = 40  # shorter common runs are quotes: a name, a title, an address, a date
 PASTE_WHOLE = 16  # a whole output this long quoted entire is copied too (a short output has no 40-char run)
-PASTE_ANSWER_SHARE = 0.75  # reference answers copy at most 59% of themselves, pasted outputs 83% and more
-PASTE_OUTPUT_SHARE = 0.5  # reference answers repeat at most 20% of the outputs, pasted ones 95% and more
+PASTE_ANSWER_SHARE = 0.75  # reference answers copy at most 64% of themselves, pasted outputs 84% and more
+PASTE_OUTPUT_SHARE = 0.5  # reference answers repeat at most 9% of the outputs, pasted ones 99% and more
 PASTE_MIN_REPEATED = 2 * PASTE_RUN  # under this, repeating "all" the outputs is quoting a line or two
 
 # unsigned: a minus sign in "2026-05-08" is not a negative number; not glued to a word ("Q4", "G1", "memo_1")
