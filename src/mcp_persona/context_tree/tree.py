@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
 from mcp_persona.context_tree.hierarchy import Hierarchy
@@ -250,28 +250,13 @@ class ContextTree:
             self._journal.append(lambda: _restore(container, key, old))
         return old
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All writes inside either all stay or, on any exception, are all undone."""
-        if self._journal is not None:  # nested: undo only this block's writes, the outer owns the log
-            journal, mark = self._journal, len(self._journal)
-            try:
-                yield
-            except BaseException:
-                for undo in reversed(journal[mark:]):
-                    undo()
-                del journal[mark:]
-                raise
-            return
-        self._journal = []
-        try:
-            yield
-        except BaseException:
-            for undo in reversed(self._journal):
-                undo()
-            raise
-        finally:
-            self._journal = None
+    def transaction(self) -> _Transaction:
+        """All writes inside either all stay or, on any exception, are all undone.
+
+        Nested, only the inner block's writes are undone, and the outer block owns the log. A small
+        class rather than a ``@contextmanager`` generator: every tool call runs in one, so its cost counts.
+        """
+        return _Transaction(self)
 
     # -- whole-state helpers ---------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -283,6 +268,36 @@ class ContextTree:
     def path_of(self, entity_type: str, entity: Entity, parent_path: str | None) -> str:
         decl = self.hierarchy.entities[entity_type]
         return entity_path(parent_path, decl.collection, entity[decl.id_field])
+
+
+class _Transaction:
+    __slots__ = ("mark", "outer", "tree")
+
+    def __init__(self, tree: ContextTree) -> None:
+        self.tree = tree
+        self.outer = False
+        self.mark = 0
+
+    def __enter__(self) -> None:
+        tree = self.tree
+        if tree._journal is None:
+            tree._journal = []
+            self.outer = True
+        else:  # nested: undo only this block's writes on failure
+            self.mark = len(tree._journal)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+                 ) -> None:
+        tree = self.tree
+        journal = tree._journal
+        try:
+            if exc_type is not None and journal is not None:
+                for undo in reversed(journal[self.mark:]):
+                    undo()
+                del journal[self.mark:]
+        finally:
+            if self.outer:
+                tree._journal = None
 
 
 def _restore(container: dict[str, Any], key: str, old: Any) -> None:
