@@ -256,7 +256,11 @@ def compact_json(value: Any) -> str:
     Whitespace is no part of a server's interface, and a model pays for every byte of an answer in
     every later request of the conversation: apps whose real server pretty-prints answer this instead.
     """
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT.encode(value)
+
+
+# One encoder for every answer: json.dumps with non-default options builds a new JSONEncoder per call.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 def _data_dir() -> Any:
