@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, create_model
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 from mcp_persona.context_tree.ids import generate_id
 
 # Notion's error codes and their HTTP statuses.
@@ -36,7 +36,7 @@ class NotionApp(App):
     def render(self, payload: Any) -> str:
         # The real server pretty-prints (two-space indent); the whitespace carries no meaning, is resent in every
         # later request of the conversation and makes a page of blocks ~70% larger, so answers are compact JSON.
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return compact_json(payload)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         if failure.code == SERVER:
