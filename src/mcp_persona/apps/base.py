@@ -357,7 +357,7 @@ class _ToolCall:
     """What :meth:`AppServer.call_tool` needs of one tool, worked out once per app: the published argument
     names, and the SDK's argument model for it, read so as to validate exactly as ``Tool.run`` does."""
 
-    __slots__ = ("arg_model", "is_async", "known", "kwarg_names", "metadata", "spec")
+    __slots__ = ("arg_model", "is_async", "known", "kwarg_names", "metadata", "spec", "validator")
 
     def __init__(self, spec: ToolSpec, tool: Tool) -> None:
         self.spec = spec
@@ -365,6 +365,7 @@ class _ToolCall:
         self.known = frozenset(tool.parameters.get("properties", {}))
         self.metadata = tool.fn_metadata
         self.arg_model = tool.fn_metadata.arg_model
+        self.validator = self.arg_model.__pydantic_validator__
         # (attribute, keyword): what ``ArgModelBase.model_dump_one_level`` reads and the key it files it under
         self.kwarg_names = tuple((name, f.alias or name) for name, f in self.arg_model.model_fields.items())
 
@@ -377,7 +378,7 @@ class _ToolCall:
             if isinstance(value, str):
                 arguments = self.metadata.pre_parse_json(arguments)
                 break
-        model = self.arg_model.model_validate(arguments)
+        model = self.validator.validate_python(arguments)  # what model_validate calls, minus its wrapper
         return {key: getattr(model, name) for name, key in self.kwarg_names}
 
 
