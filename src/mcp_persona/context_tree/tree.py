@@ -173,20 +173,13 @@ class ContextTree:
         generator. The parent must exist, the id must be new, and every reference
         field must name an existing entity.
         """
-        segments = parse_path(path)
-        types = self.hierarchy.resolve(segments)
-        last = segments[-1]
-        if last.selector is not None:
-            raise PathError(f"create needs a path to a collection (no [...] at the end), got {path!r}")
-        if any(s.selector is None or s.is_wildcard for s in segments[:-1]):
-            raise PathError(f"create needs every parent named by id, got {path!r}")
-        etype = types[-1]
+        parents, collection, etype = self._create_target(path)
         decl = self.hierarchy.entities[etype]
-        parent = self._walk_to(segments[:-1])
+        parent = self._walk_to(parents)
         eid = entity_id or entity.get(decl.id_field) or self.new_id(etype)
         if not isinstance(eid, str) or not eid:
             raise TreeError(f"{decl.id_field} must be a non-empty string")
-        children = parent.get(last.name)
+        children = parent.get(collection)
         if children is not None and not isinstance(children, dict):
             raise TreeError(f"{path} is not a collection")
         if children is not None and eid in children:
@@ -196,9 +189,28 @@ class ContextTree:
         self._check_references(etype, new)
         if children is None:
             children = {}
-            self._set(parent, last.name, children)
+            self._set(parent, collection, children)
         self._set(children, eid, new)
         return new
+
+    def _create_target(self, path: str) -> tuple[tuple[Segment, ...], str, str]:
+        """The parent segments, collection key and entity type a create at ``path`` writes to; raises the
+        PathError of a path that is not a collection under id-named parents. Memoized per hierarchy and path
+        (both immutable; tools write to the same few collections over and over), bounded like ``parse_path``."""
+        memo = self.hierarchy._create_targets
+        target = memo.get(path)
+        if target is None:
+            segments = parse_path(path)
+            types = self.hierarchy.resolve(segments)
+            last = segments[-1]
+            if last.selector is not None:
+                raise PathError(f"create needs a path to a collection (no [...] at the end), got {path!r}")
+            if any(s.selector is None or s.is_wildcard for s in segments[:-1]):
+                raise PathError(f"create needs every parent named by id, got {path!r}")
+            if len(memo) >= 8192:
+                memo.clear()
+            target = memo[path] = (segments[:-1], last.name, types[-1])
+        return target
 
     def update(self, path: str, changes: dict[str, Any]) -> Entity:
         """Set the given fields of the entity at ``path`` (``None`` values remove a field)."""
