@@ -8,6 +8,7 @@ dates mean one thing in all three.
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, field_validator
@@ -39,7 +40,7 @@ class TaskClock(BaseModel):
         return self.now.astimezone(self.tz)
 
     def timestamp(self) -> int:
-        return int(self.current().timestamp())
+        return _timestamp(self.now, self.now.fold, self.timezone)
 
     def today(self) -> date:
         return self.current().date()
@@ -59,6 +60,15 @@ class TaskClock(BaseModel):
 
     def from_timestamp(self, ts: int | float) -> datetime:
         return datetime.fromtimestamp(ts, tz=self.tz)
+
+
+@lru_cache(maxsize=1024)  # every write asks (AppEnv.now); a clock is frozen, so its answer never changes
+def _timestamp(now: datetime, fold: int, timezone: str) -> int:
+    """``int(TaskClock(now=now, timezone=timezone).current().timestamp())``. ``fold`` is part of the key
+    because datetime equality ignores it while the local time it picks (at a DST overlap) does not."""
+    tz = ZoneInfo(timezone)
+    aware = now.replace(tzinfo=tz) if now.tzinfo is None else now.astimezone(tz)
+    return int(aware.timestamp())
 
 
 DEFAULT_CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")

@@ -235,6 +235,10 @@ class App:
     def _tool_params(self) -> dict[str, set[str]]:
         return {t.name: set(t.parameters.get("properties", {})) for t in self.sdk_tools}
 
+    @cached_property
+    def _tool_calls(self) -> dict[str, _ToolCall]:
+        return {t.name: _ToolCall(self._specs[t.name], t) for t in self.sdk_tools if t.name in self._specs}
+
     # -- response style (override per app) -------------------------------------------------------
     def success_payload(self, tool: str, result: Any) -> Any:
         return result
@@ -256,7 +260,38 @@ def compact_json(value: Any) -> str:
     Whitespace is no part of a server's interface, and a model pays for every byte of an answer in
     every later request of the conversation: apps whose real server pretty-prints answer this instead.
     """
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _compact(value)
+
+
+def unicode_json(value: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False)``, for tools and envelopes that answer or store JSON text."""
+    return _unicode(value)
+
+
+def _one_shot(encoder: json.JSONEncoder) -> Callable[[Any], str]:
+    """``encoder.encode``, minus its per-call Python layers (every answer is encoded, ~0.5 us each).
+
+    ``JSONEncoder.encode`` builds its C encoder on every call, and ``json.dumps`` with any option also
+    builds a JSONEncoder: this builds the C encoder directly with the encoder's settings and fresh
+    circular-reference markers, exactly as ``JSONEncoder.iterencode`` does for a one-shot encode, so the
+    text (and every error) is the same. Without the C speedups it is ``encoder.encode`` itself.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None or encoder.indent is not None:
+        return encoder.encode
+    text = json.encoder.encode_basestring_ascii if encoder.ensure_ascii else json.encoder.encode_basestring
+    default, key_sep, item_sep = encoder.default, encoder.key_separator, encoder.item_separator
+    sort_keys, skipkeys, allow_nan = encoder.sort_keys, encoder.skipkeys, encoder.allow_nan
+
+    def encode(value: Any) -> str:
+        markers: dict[int, Any] | None = {} if encoder.check_circular else None
+        return "".join(make(markers, default, text, None, key_sep, item_sep, sort_keys, skipkeys, allow_nan)(value, 0))
+
+    return encode
+
+
+_compact = _one_shot(json.JSONEncoder(ensure_ascii=False, separators=(",", ":")))
+_unicode = _one_shot(json.JSONEncoder(ensure_ascii=False))
 
 
 def _data_dir() -> Any:
@@ -275,11 +310,47 @@ def error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+def _failure_result(app: App, name: str, env: AppEnv, exc: Exception) -> CallToolResult:
+    """The error result for what a tool raised; called inside the ``except`` (a crash is logged with it)."""
+    if isinstance(exc, ToolFailure):
+        failure = exc
+    elif isinstance(exc, TreeError | PathError):
+        failure = _tree_failure(exc)
+    else:  # a simulator bug: never a crash, always recorded
+        log.exception("%s.%s crashed", app.name, name)
+        env.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
+        failure = ToolFailure(f"internal error in {name}", kind="internal")
+    return error_result(app.render(app.error_payload(name, failure)))
+
+
+def _invoke(app: App, spec: ToolSpec, env: AppEnv, kwargs: dict[str, Any]) -> CallToolResult:
+    """Run a sync tool on validated ``kwargs`` in a tree transaction, and wrap its answer in the envelope."""
+    try:
+        with env.tree.transaction():
+            result = spec.fn(env, **kwargs)
+    except Exception as exc:
+        return _failure_result(app, spec.name, env, exc)
+    return CallToolResult(content=[TextContent(type="text", text=app.render(app.success_payload(spec.name,
+                                                                                                  result)))])
+
+
+async def _invoke_async(app: App, spec: ToolSpec, env: AppEnv, kwargs: dict[str, Any]) -> CallToolResult:
+    """:func:`_invoke` for an async tool: read-only (checked at registration), so no transaction to hold
+    across the await."""
+    try:
+        result = await spec.fn(env, **kwargs)
+    except Exception as exc:
+        return _failure_result(app, spec.name, env, exc)
+    return CallToolResult(content=[TextContent(type="text", text=app.render(app.success_payload(spec.name,
+                                                                                                  result)))])
+
+
 def _wrap(app: App, spec: ToolSpec) -> Callable[..., Any]:
     """An async SDK-facing function with the tool's signature minus ``env``, plus ``ctx``.
 
-    Async so the SDK runs it on the event loop (a sync tool would hop to a worker
-    thread on every call).
+    It gives the SDK the tool's schema and argument model; :meth:`AppServer.call_tool` runs calls
+    without it (see there), but the SDK's own tool path (``Tool.run``) reaches the same code through it.
+    Async so the SDK runs it on the event loop (a sync tool would hop to a worker thread on every call).
     """
     impl = spec.fn
     is_async = inspect.iscoroutinefunction(impl)
@@ -291,30 +362,44 @@ def _wrap(app: App, spec: ToolSpec) -> Callable[..., Any]:
     async def call(ctx: Context, **kwargs: Any) -> CallToolResult:
         server = ctx.mcp_server
         assert isinstance(server, AppServer)
-        env = server.env
-        try:
-            if is_async:  # read-only (checked at registration): no transaction to hold across the await
-                result = await impl(env, **kwargs)
-            else:
-                with env.tree.transaction():
-                    result = impl(env, **kwargs)
-        except ToolFailure as failure:
-            return error_result(app.render(app.error_payload(spec.name, failure)))
-        except (TreeError, PathError) as exc:
-            return error_result(app.render(app.error_payload(spec.name, _tree_failure(exc))))
-        except Exception as exc:  # a simulator bug: never a crash, always recorded
-            log.exception("%s.%s crashed", app.name, spec.name)
-            env.internal_errors.append(f"{spec.name}: {type(exc).__name__}: {exc}")
-            failure = ToolFailure(f"internal error in {spec.name}", kind="internal")
-            return error_result(app.render(app.error_payload(spec.name, failure)))
-        return CallToolResult(content=[TextContent(type="text", text=app.render(app.success_payload(spec.name,
-                                                                                                      result)))])
+        if is_async:
+            return await _invoke_async(app, spec, server.env, kwargs)
+        return _invoke(app, spec, server.env, kwargs)
 
     call.__name__ = spec.name
     call.__doc__ = inspect.getdoc(impl) or spec.name
     call.__signature__ = inspect.Signature([*resolved, ctx_param])  # type: ignore[attr-defined]
     call.__annotations__ = {p.name: p.annotation for p in resolved} | {"ctx": Context}
     return call
+
+
+class _ToolCall:
+    """What :meth:`AppServer.call_tool` needs of one tool, worked out once per app: the published argument
+    names, and the SDK's argument model for it, read so as to validate exactly as ``Tool.run`` does."""
+
+    __slots__ = ("arg_model", "is_async", "known", "kwarg_names", "metadata", "spec", "validator")
+
+    def __init__(self, spec: ToolSpec, tool: Tool) -> None:
+        self.spec = spec
+        self.is_async = inspect.iscoroutinefunction(spec.fn)
+        self.known = frozenset(tool.parameters.get("properties", {}))
+        self.metadata = tool.fn_metadata
+        self.arg_model = tool.fn_metadata.arg_model
+        self.validator = self.arg_model.__pydantic_validator__
+        # (attribute, keyword): what ``ArgModelBase.model_dump_one_level`` reads and the key it files it under
+        self.kwarg_names = tuple((name, f.alias or name) for name, f in self.arg_model.model_fields.items())
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``FuncMetadata.validate_arguments``: raises the same ``ValidationError``, returns the same kwargs.
+
+        Its JSON pre-parse only ever rewrites string values, so it is skipped when there are none (the
+        common case: it rebuilds a field table on every call)."""
+        for value in arguments.values():
+            if isinstance(value, str):
+                arguments = self.metadata.pre_parse_json(arguments)
+                break
+        model = self.validator.validate_python(arguments)  # what model_validate calls, minus its wrapper
+        return {key: getattr(model, name) for name, key in self.kwarg_names}
 
 
 class AppServer(MCPServer):
@@ -334,14 +419,33 @@ class AppServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
-        known = self.app._tool_params.get(name)
-        if known is None:
+        """Validate with the tool's SDK argument model and run it on this server's env.
+
+        The same checks, results and envelopes as the SDK's ``Tool.run`` through :func:`_wrap`, without
+        its per-call layers (tool manager, kwargs merge, a coroutine per call, the ``Context`` lookup of
+        the server): the tool is already known here, and so is the env.
+        """
+        app = self.app
+        tool = app._tool_calls.get(name)
+        if tool is None:
             failure = ToolFailure(f"Unknown tool: {name}", kind="not_found")
-            return error_result(self.app.render(self.app.error_payload(name, failure)))
-        extra = sorted(set(arguments) - known)
-        if extra:
-            violations = [FieldViolation(k, "extra", "Extra inputs are not permitted") for k in extra]
-            return error_result(self.app.render(self.app.validation_payload(name, violations)))
+            return error_result(app.render(app.error_payload(name, failure)))
+        if not tool.known.issuperset(arguments):
+            violations = [FieldViolation(k, "extra", "Extra inputs are not permitted")
+                          for k in sorted(set(arguments) - tool.known)]
+            return error_result(app.render(app.validation_payload(name, violations)))
+        try:
+            kwargs = tool.validate(arguments)
+        except ValidationError as exc:
+            return error_result(app.render(app.validation_payload(name, violations_from(exc))))
+        except Exception:  # a validator that crashed rather than rejected: reported by the SDK's path, as ever
+            return await self._sdk_call_tool(name, arguments, context)
+        if tool.is_async:
+            return await _invoke_async(app, tool.spec, self.env, kwargs)
+        return _invoke(app, tool.spec, self.env, kwargs)
+
+    async def _sdk_call_tool(self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None) -> Any:
+        """The call through the SDK's tool path (``MCPServer.call_tool``), with its rejections enveloped."""
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

@@ -77,6 +77,11 @@ class Hierarchy(BaseModel):
             table[ent.parent][ent.collection] = name
         return table
 
+    @cached_property
+    def _create_targets(self) -> dict[str, tuple[tuple[Segment, ...], str, str]]:
+        """Memo of ``ContextTree._create_target`` (a pure function of this frozen hierarchy and the path)."""
+        return {}
+
     def resolve(self, segments: tuple[Segment, ...]) -> list[str]:
         """Entity type of each segment; raise PathError if the path leaves the hierarchy."""
         types: list[str] = []

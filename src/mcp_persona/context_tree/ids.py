@@ -13,6 +13,7 @@ import random
 import re
 import string
 import uuid
+from functools import lru_cache
 from typing import Annotated
 
 from pydantic import AfterValidator
@@ -39,12 +40,31 @@ IdFormat = Annotated[str, AfterValidator(_check_format)]
 
 
 def generate_id(fmt: str, rng: random.Random) -> str:
-    def fill(m: re.Match[str]) -> str:
-        if m.group(0) == "{uuid}":
-            return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-        return draw(_ALPHABETS[m.group(1)], int(m.group(2)), rng)
+    out: list[str] = []
+    for literal, alphabet, count in _template(fmt):
+        out.append(literal)
+        if alphabet is None:  # {uuid}
+            out.append(str(uuid.UUID(int=rng.getrandbits(128), version=4)))
+        elif count:
+            out.append(draw(alphabet, count, rng))
+    return "".join(out)
 
-    return _PLACEHOLDER.sub(fill, fmt)
+
+@lru_cache(maxsize=512)  # every write generates an id; parsing its format once saves a regex pass per id
+def _template(fmt: str) -> tuple[tuple[str, str | None, int], ...]:
+    """``fmt`` as (literal text, alphabet or None for a uuid, count) steps, placeholders left to right
+    (the order ``generate_id`` draws in); a trailing literal is a step with count 0."""
+    steps: list[tuple[str, str | None, int]] = []
+    pos = 0
+    for m in _PLACEHOLDER.finditer(fmt):
+        literal = fmt[pos : m.start()]
+        if m.group(0) == "{uuid}":
+            steps.append((literal, None, 0))
+        else:
+            steps.append((literal, _ALPHABETS[m.group(1)], int(m.group(2))))
+        pos = m.end()
+    steps.append((fmt[pos:], "", 0))
+    return tuple(steps)
 
 
 def draw(alphabet: str, count: int, rng: random.Random) -> str:

@@ -14,7 +14,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
 from mcp_persona.context_tree.hierarchy import Hierarchy
@@ -173,20 +173,13 @@ class ContextTree:
         generator. The parent must exist, the id must be new, and every reference
         field must name an existing entity.
         """
-        segments = parse_path(path)
-        types = self.hierarchy.resolve(segments)
-        last = segments[-1]
-        if last.selector is not None:
-            raise PathError(f"create needs a path to a collection (no [...] at the end), got {path!r}")
-        if any(s.selector is None or s.is_wildcard for s in segments[:-1]):
-            raise PathError(f"create needs every parent named by id, got {path!r}")
-        etype = types[-1]
+        parents, collection, etype = self._create_target(path)
         decl = self.hierarchy.entities[etype]
-        parent = self._walk_to(segments[:-1])
+        parent = self._walk_to(parents)
         eid = entity_id or entity.get(decl.id_field) or self.new_id(etype)
         if not isinstance(eid, str) or not eid:
             raise TreeError(f"{decl.id_field} must be a non-empty string")
-        children = parent.get(last.name)
+        children = parent.get(collection)
         if children is not None and not isinstance(children, dict):
             raise TreeError(f"{path} is not a collection")
         if children is not None and eid in children:
@@ -196,9 +189,28 @@ class ContextTree:
         self._check_references(etype, new)
         if children is None:
             children = {}
-            self._set(parent, last.name, children)
+            self._set(parent, collection, children)
         self._set(children, eid, new)
         return new
+
+    def _create_target(self, path: str) -> tuple[tuple[Segment, ...], str, str]:
+        """The parent segments, collection key and entity type a create at ``path`` writes to; raises the
+        PathError of a path that is not a collection under id-named parents. Memoized per hierarchy and path
+        (both immutable; tools write to the same few collections over and over), bounded like ``parse_path``."""
+        memo = self.hierarchy._create_targets
+        target = memo.get(path)
+        if target is None:
+            segments = parse_path(path)
+            types = self.hierarchy.resolve(segments)
+            last = segments[-1]
+            if last.selector is not None:
+                raise PathError(f"create needs a path to a collection (no [...] at the end), got {path!r}")
+            if any(s.selector is None or s.is_wildcard for s in segments[:-1]):
+                raise PathError(f"create needs every parent named by id, got {path!r}")
+            if len(memo) >= 8192:
+                memo.clear()
+            target = memo[path] = (segments[:-1], last.name, types[-1])
+        return target
 
     def update(self, path: str, changes: dict[str, Any]) -> Entity:
         """Set the given fields of the entity at ``path`` (``None`` values remove a field)."""
@@ -250,28 +262,13 @@ class ContextTree:
             self._journal.append(lambda: _restore(container, key, old))
         return old
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """All writes inside either all stay or, on any exception, are all undone."""
-        if self._journal is not None:  # nested: undo only this block's writes, the outer owns the log
-            journal, mark = self._journal, len(self._journal)
-            try:
-                yield
-            except BaseException:
-                for undo in reversed(journal[mark:]):
-                    undo()
-                del journal[mark:]
-                raise
-            return
-        self._journal = []
-        try:
-            yield
-        except BaseException:
-            for undo in reversed(self._journal):
-                undo()
-            raise
-        finally:
-            self._journal = None
+    def transaction(self) -> _Transaction:
+        """All writes inside either all stay or, on any exception, are all undone.
+
+        Nested, only the inner block's writes are undone, and the outer block owns the log. A small
+        class rather than a ``@contextmanager`` generator: every tool call runs in one, so its cost counts.
+        """
+        return _Transaction(self)
 
     # -- whole-state helpers ---------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -283,6 +280,36 @@ class ContextTree:
     def path_of(self, entity_type: str, entity: Entity, parent_path: str | None) -> str:
         decl = self.hierarchy.entities[entity_type]
         return entity_path(parent_path, decl.collection, entity[decl.id_field])
+
+
+class _Transaction:
+    __slots__ = ("mark", "outer", "tree")
+
+    def __init__(self, tree: ContextTree) -> None:
+        self.tree = tree
+        self.outer = False
+        self.mark = 0
+
+    def __enter__(self) -> None:
+        tree = self.tree
+        if tree._journal is None:
+            tree._journal = []
+            self.outer = True
+        else:  # nested: undo only this block's writes on failure
+            self.mark = len(tree._journal)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+                 ) -> None:
+        tree = self.tree
+        journal = tree._journal
+        try:
+            if exc_type is not None and journal is not None:
+                for undo in reversed(journal[self.mark:]):
+                    undo()
+                del journal[self.mark:]
+        finally:
+            if self.outer:
+                tree._journal = None
 
 
 def _restore(container: dict[str, Any], key: str, old: Any) -> None:

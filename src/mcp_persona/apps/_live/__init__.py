@@ -7,14 +7,13 @@ lookups: case- and space-insensitive names, word search, dates, and the task clo
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
@@ -26,11 +25,11 @@ class JsonApp(App):
         return compact_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
-        return json.dumps({"error": failure.message}, ensure_ascii=False)
+        return unicode_json({"error": failure.message})
 
     def validation_payload(self, tool: str, violations: list[FieldViolation]) -> Any:
         detail = "; ".join(f"{v.field}: {v.message}" for v in violations)
-        return json.dumps({"error": f"Invalid arguments for tool {tool}: {detail}"}, ensure_ascii=False)
+        return unicode_json({"error": f"Invalid arguments for tool {tool}: {detail}"})
 
 
 def fail(message: str, kind: Any = "range") -> ToolFailure:

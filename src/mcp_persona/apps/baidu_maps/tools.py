@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-import json
 from datetime import timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -12,7 +11,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from mcp_persona.apps import _geo
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, unicode_json
 
 INTERNAL = 1  # "Internal Service Error" (also: no result)
 PARAM_INVALID = 2  # "Parameter Invalid"
@@ -25,13 +24,13 @@ WALK_MAX_M = 200_000
 
 class BaiduApp(App):
     def success_payload(self, tool: str, result: Any) -> Any:
-        return json.dumps(result, ensure_ascii=False)
+        return unicode_json(result)
 
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         code = failure.code if failure.code is not None else (INTERNAL if failure.kind == "internal"
                                                                else PARAM_INVALID)
         head = "Parameter Invalid" if code == PARAM_INVALID else "Internal Service Error"
-        return json.dumps({"status": code, "message": f"{head}: {failure.message}"}, ensure_ascii=False)
+        return unicode_json({"status": code, "message": f"{head}: {failure.message}"})
 
     def validation_payload(self, tool: str, violations: list[FieldViolation]) -> Any:
         detail = "; ".join(f"{v.field}: {v.message}" for v in violations)

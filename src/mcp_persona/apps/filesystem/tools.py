@@ -31,7 +31,7 @@ import re
 from typing import Annotated, Any
 
 from mcp_persona.apps._reference import UNSET, ReferenceApp, optional
-from mcp_persona.apps.base import AppEnv, ToolFailure
+from mcp_persona.apps.base import AppEnv, ToolFailure, unicode_json
 from mcp_persona.apps.filesystem import nodejs as js
 from mcp_persona.apps.filesystem.specs import TOOL_SPECS
 from mcp_persona.context_tree import Segment
@@ -368,7 +368,7 @@ def read_media_file(env: AppEnv, path: Annotated[str, _arg("read_media_file", "p
         block: dict[str, Any] = {"type": mime.split("/")[0], "data": data, "mimeType": mime}
     else:
         block = {"type": "resource", "resource": {"uri": _file_url(valid), "mimeType": mime, "blob": data}}
-    return json.dumps(block, ensure_ascii=False)
+    return unicode_json(block)
 
 
 @APP.tool()

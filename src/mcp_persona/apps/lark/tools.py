@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, unicode_json
 from mcp_persona.apps.paging import page
 
 # Lark's error codes (as returned by the open platform) for the failures simulated here.
@@ -596,7 +596,7 @@ def im_v1_message_create(
     ts = str(env.now() * 1000)
     msg = env.tree.create(
         f"chats[{chat['chat_id']}].messages",
-        {"msg_type": data.msg_type, "content": json.dumps(content, ensure_ascii=False), "sender_id": me,
+        {"msg_type": data.msg_type, "content": unicode_json(content), "sender_id": me,
          "create_time": ts},
     )
     return _message_view(chat, msg)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 from mcp_persona.context_tree import Segment
 
 # Error codes of the Obsidian Local REST API (errorCode = HTTP status * 100 + detail) and their
@@ -444,13 +444,13 @@ def _yaml_scalar(value: Any) -> str:
     if isinstance(value, int | float):
         return json.dumps(value)
     if isinstance(value, list | dict):
-        return json.dumps(value, ensure_ascii=False)
+        return unicode_json(value)
     text = str(value)
     plain = (
         text == text.strip() and text and text[0] not in "-?:,[]{}#&*!|>'\"%@`"
         and ": " not in text and " #" not in text and not text.endswith(":") and _scalar(text) == text
     )
-    return text if plain else json.dumps(text, ensure_ascii=False)
+    return text if plain else unicode_json(text)
 
 
 # -- periodic notes: moment.js filename formats ---------------------------------------------------------

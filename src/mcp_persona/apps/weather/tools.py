@@ -6,7 +6,6 @@ hour-by-hour values come from the day's record through :func:`mcp_persona.apps._
 
 from __future__ import annotations
 
-import json
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -14,7 +13,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from mcp_persona.apps import _geo
-from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
+from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 
 MISSING_PARAM = 1003  # "Parameter q is missing."
 NOT_FOUND = 1006  # "No matching location found."
@@ -30,7 +29,7 @@ class WeatherApp(App):
     def error_payload(self, tool: str, failure: ToolFailure) -> Any:
         code = failure.code if failure.code is not None else (INTERNAL if failure.kind == "internal"
                                                                else INVALID_VALUE)
-        return json.dumps({"error": {"code": code, "message": failure.message}}, ensure_ascii=False)
+        return unicode_json({"error": {"code": code, "message": failure.message}})
 
     def validation_payload(self, tool: str, violations: list[FieldViolation]) -> Any:
         code = MISSING_PARAM if any(v.kind == "missing" for v in violations) else INVALID_VALUE
