@@ -13,9 +13,10 @@ read ``*Unsupported block type: <type>*``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from mcp_persona.apps.base import compact_json
 
 _PAGE_FOOTER = "\n\n> This page contains child blocks. You can retrieve them using `retrieveBlockChildren`.\n"
 
@@ -32,11 +33,7 @@ def to_markdown(response: Mapping[str, Any]) -> str:
         case "list":
             return _list(response)
         case _:
-            return f"```json\n{_json(response)}\n```"
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            return f"```json\n{compact_json(response)}\n```"
 
 
 def _page(page: Mapping[str, Any]) -> str:
@@ -115,7 +112,7 @@ def _list(listing: Mapping[str, Any]) -> str:
             case "block":
                 out += _block(item) + "\n\n"
             case _:
-                out += f"```json\n{_json(item)}\n```\n\n"
+                out += f"```json\n{compact_json(item)}\n```\n\n"
     if listing.get("has_more"):
         out += "\n> More results available. Use `start_cursor` parameter with the next request.\n"
         if listing.get("next_cursor"):
