@@ -327,6 +327,12 @@ class FakeLlama:
         self.seen: list[dict[str, Any]] = []
         self._chat_handlers = {"chat_template.default": self.template}
 
+    def n_ctx(self) -> int:
+        return 8192
+
+    def tokenize(self, text: bytes) -> list[int]:
+        return list(range(len(text) // 3))
+
     def template(self, *, llama: Any, messages: list[dict[str, Any]], stream: bool = False, **kw: Any) -> Any:
         self.seen = messages
         return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "smollm2",
