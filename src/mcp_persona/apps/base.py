@@ -232,10 +232,6 @@ class App:
                 self._specs.values()]
 
     @cached_property
-    def _tool_params(self) -> dict[str, set[str]]:
-        return {t.name: set(t.parameters.get("properties", {})) for t in self.sdk_tools}
-
-    @cached_property
     def _tool_calls(self) -> dict[str, _ToolCall]:
         return {t.name: _ToolCall(self._specs[t.name], t) for t in self.sdk_tools if t.name in self._specs}
 

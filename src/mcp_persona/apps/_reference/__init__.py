@@ -239,11 +239,11 @@ class ReferenceServer(AppServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
-        known = self.app._tool_params.get(name)
-        if known is None:
+        tool = self.app._tool_calls.get(name)
+        if tool is None:
             return error_result(f"MCP error {INVALID_PARAMS}: Tool {name} not found")
         if self.replica:
-            arguments = {k: v for k, v in (arguments or {}).items() if k in known}
+            arguments = {k: v for k, v in (arguments or {}).items() if k in tool.known}
         return await super().call_tool(name, arguments or {}, context)
 
 
