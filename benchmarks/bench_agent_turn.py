@@ -176,16 +176,22 @@ async def gold_script(task: Task, tools: ToolPool) -> list[Any]:
 
 
 class MeteredClient:
-    """A chat client that notes the process CPU time as each request starts."""
+    """A chat client that notes the process CPU time as each request starts, and the CPU the request took
+    (building and sending it, reading the answer: the provider SDK and its HTTP stack)."""
 
     def __init__(self, inner: ChatClient) -> None:
         self.inner = inner
         self.name = inner.name
         self.marks: list[float] = []
+        self.inside: list[float] = []
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
-        self.marks.append(time.process_time())
-        return await self.inner.complete(messages, tools)
+        start = time.process_time()
+        self.marks.append(start)
+        try:
+            return await self.inner.complete(messages, tools)
+        finally:
+            self.inside.append(time.process_time() - start)
 
 
 class MeteredAgent(ModelAgent):
@@ -195,14 +201,17 @@ class MeteredAgent(ModelAgent):
         self.meter = MeteredClient(client)
         super().__init__(self.meter, **kwargs)
         self.turns: list[float] = []
+        self.client_cpu: list[float] = []  # per turn, the part spent inside the model client
 
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
         self.meter.marks = [time.process_time()]
+        self.meter.inside = []
         await super().run(task, env, trajectory)
         marks = [*self.meter.marks, time.process_time()]
         # turn i: from its request to the next one; the first turn also holds the loop's set-up
         bounds = [marks[0], *marks[2:]]
         self.turns.extend(b - a for a, b in itertools.pairwise(bounds))
+        self.client_cpu.extend(self.meter.inside)
 
 
 def rss_bytes() -> int:
@@ -249,6 +258,7 @@ async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenA
     agent = MeteredAgent(client, max_rounds=50)
     await run_episode(tasks[0], agent, tools=tools)  # warm: imports, SDK client, first listings
     agent.turns.clear()
+    agent.client_cpu.clear()
     endpoint.sizes()
     answered = 0
     largest: dict[str, int] = {}  # per task, its largest request
@@ -266,9 +276,12 @@ async def turn_costs(tasks: list[Task], endpoint: EndpointProcess, client: OpenA
         largest[task.id] = max(own, default=0)
         tool_chars[task.id] = record.trajectory.tool_def_chars or 0
     ms = [t * 1e3 for t in agent.turns]
+    client_ms = [t * 1e3 for t in agent.client_cpu]
+    own_ms = [t - c for t, c in zip(ms, client_ms, strict=True)]
     top = max(largest, key=lambda t: largest[t])
     return {"turns": len(ms), "episodes": len(tasks), "answered": answered, "cpu_ms_median": statistics.median(ms),
             "cpu_ms_p95": pct(ms, 0.95), "cpu_ms_mean": statistics.fmean(ms),
+            "client_cpu_ms_median": statistics.median(client_ms), "own_cpu_ms_median": statistics.median(own_ms),
             "request_bytes_p50": pct(sizes, 0.5), "request_bytes_max": max(sizes), "requests": len(sizes),
             "request_bytes_max_task": top, "request_bytes_max_tool_chars": tool_chars[top],
             "tool_chars_max": max(tool_chars.values()),
@@ -344,7 +357,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     out.write(f"persona suite, --tools {args.tools}: {turns['episodes']} episodes ({turns['answered']} answered), "
               f"{turns['turns']} model turns; {time.perf_counter() - t0:.1f} s\n\n")
     out.write(f"(a) harness CPU per model turn: median {turns['cpu_ms_median']:.2f} ms, "
-              f"p95 {turns['cpu_ms_p95']:.2f} ms, mean {turns['cpu_ms_mean']:.2f} ms\n")
+              f"p95 {turns['cpu_ms_p95']:.2f} ms, mean {turns['cpu_ms_mean']:.2f} ms\n"
+              f"    inside the model client (the provider SDK and HTTP: build, send, read): median "
+              f"{turns['client_cpu_ms_median']:.2f} ms; the rest (agent loop, tool calls through MCP, trajectory): "
+              f"median {turns['own_cpu_ms_median']:.2f} ms\n")
     out.write(f"(b,c) endpoint latency {args.latency:g} s, one request per episode, {args.waves} episodes per slot\n")
     out.write(f"    {'concurrency':>11}  {'episodes':>8}  {'errors':>6}  {'episodes/s':>10}  {'vs 1':>6}"
               f"  {'RSS MB/episode':>14}  {'CPU ms/episode':>14}\n")

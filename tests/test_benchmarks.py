@@ -59,6 +59,7 @@ def test_bench_agent_turn_runs_and_reports_every_measure(capsys: pytest.CaptureF
     assert turns["episodes"] == 3 and turns["answered"] == 3  # the endpoint walked every gold chain to its answer
     assert turns["turns"] == turns["requests"] >= 3
     assert 0 < turns["cpu_ms_median"] <= turns["cpu_ms_p95"]
+    assert 0 < turns["client_cpu_ms_median"] < turns["cpu_ms_p95"]  # the client's share is part of a turn
     assert 0 < turns["request_bytes_p50"] <= turns["request_bytes_max"]
     assert turns["request_bytes_max_task"] in {t.id for t in bench.load_tasks("persona")[:3]}
     assert set(turns["tasks_over_budget"]) <= {t.id for t in bench.load_tasks("persona")[:3]}
