@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -185,7 +186,7 @@ class MeteredClient:
         self.marks: list[float] = []
         self.inside: list[float] = []
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+    async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
         start = time.process_time()
         self.marks.append(start)
         try:

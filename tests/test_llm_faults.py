@@ -27,7 +27,9 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.agents import ModelAgent
+from mcp_persona.agents.tool_schema import openai_tools
 from mcp_persona.cli import app as cli
+from mcp_persona.environment import Environment
 from mcp_persona.llm import make_client
 from mcp_persona.llm.base import ModelError
 from mcp_persona.llm.openai_client import OpenAIChatClient
@@ -80,6 +82,7 @@ class FaultServer:
         self.script: deque[tuple[Any, ...]] = deque()
         self.default: tuple[Any, ...] = OK
         self.requests: list[dict[str, Any]] = []
+        self.bodies: list[tuple[str, bytes]] = []  # (content type, bytes) as received
         self.paths: list[str] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -101,6 +104,7 @@ class FaultServer:
                 model = str(request.get("model"))
                 with fault.lock:
                     fault.requests.append(request)
+                    fault.bodies.append((self.headers.get("Content-Type") or "", body))
                     fault.paths.append(self.path)
                     action = fault.script.popleft() if fault.script else fault.default
                     fault.in_flight += 1
@@ -328,6 +332,27 @@ def test_malformed_tool_call_arguments_reach_the_caller_verbatim(server: FaultSe
     resp = complete(client(server, FakeSleep()))
     assert [(c.name, c.arguments) for c in resp.tool_calls] == [(TOOL, BAD_ARGS)]
     assert resp.attempts == 1 and len(server.requests) == 1  # a valid answer: not an error, not retried
+
+
+def test_the_request_is_the_bytes_the_sdk_would_send(server: FaultServer) -> None:
+    """The client encodes the body itself and splices in the pool's tool definitions, encoded once per tool:
+    the endpoint receives exactly what the SDK's own encoder makes of the same request."""
+    from openai._utils._json import openapi_dumps
+
+    async def main() -> tuple[Any, ...]:
+        async with Environment(load_tasks("persona")[0]) as env:
+            return openai_tools(env.pool)
+
+    specs = anyio.run(main)
+    assert len(specs) > 1 and isinstance(specs, tuple)  # immutable: its encoded form cannot go stale
+    c = client(server, FakeSleep())
+    messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "日程 ✓ \"quoted\"\n"}]
+    for tools in (specs, list(specs), []):
+        anyio.run(c.complete, messages, tools)
+        content_type, body = server.bodies[-1]
+        assert content_type == "application/json"
+        assert body == openapi_dumps(c.request(messages, list(tools)))
+    assert server.requests[0]["tools"] == list(specs) and "tools" not in server.requests[-1]
 
 
 def test_one_client_serves_several_event_loops(server: FaultServer) -> None:

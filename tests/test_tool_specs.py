@@ -11,10 +11,17 @@ import pytest
 from mcp import Client
 
 from mcp_persona.agents import ModelAgent, ReferenceAgent
-from mcp_persona.agents.tool_schema import compact_schema, estimate_tokens, function_spec, openai_tools, spec_chars
+from mcp_persona.agents.tool_schema import (
+    ToolSpecs,
+    compact_schema,
+    estimate_tokens,
+    function_spec,
+    openai_tools,
+    spec_chars,
+)
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.environment import SEP, Environment, PoolTool, app_tools
-from mcp_persona.llm.base import ChatResponse
+from mcp_persona.llm.base import ChatResponse, wire_json
 from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.tasks import load_tasks
@@ -115,7 +122,7 @@ def test_the_gold_arguments_of_notion_tasks_fit_the_cut_specs() -> None:
 def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
     task = load_tasks("persona")[0]
 
-    async def pool() -> list[dict[str, Any]]:
+    async def pool() -> ToolSpecs:
         async with Environment(task, tools="all") as env:
             return openai_tools(env.pool)
 
@@ -123,6 +130,8 @@ def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
     assert {s["function"]["name"].split("__")[0] for s in specs} == {
         n for n in app_names() if get_app(n).library is None}
     assert spec_chars(specs) <= MAX_ALL_CHARS
+    # the encoded form a request splices in is the list's own encoding, tool by tool
+    assert specs.json == wire_json(list(specs)) and spec_chars(specs) == spec_chars(list(specs))
 
 
 def test_specs_are_built_once_per_app_and_shared_by_episodes() -> None:

@@ -5,6 +5,7 @@ one, in the same ReAct loop as :class:`~mcp_persona.agents.model.ModelAgent`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.agents.model import ModelAgent, parse_arguments
@@ -49,7 +50,7 @@ class CopilotAgent(ModelAgent):
             raise ValueError("the copilot agent needs a suite whose protocol serves a tool library (livemcpbench)")
         return get_router(library, self.embeddings_json)
 
-    def tool_specs(self, env: Environment) -> list[dict[str, Any]]:
+    def tool_specs(self, env: Environment) -> Sequence[dict[str, Any]]:
         return META_TOOLS
 
     def system_prompt(self, task: Task, env: Environment) -> str:

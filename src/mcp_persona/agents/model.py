@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.agents.skills import Skills
@@ -35,7 +36,7 @@ class ModelAgent:
     def system_prompt(self, task: Task, env: Environment) -> str:
         return env.protocol.system_prompt(task, env, self.skills.for_servers(sorted(env.apps)))
 
-    def tool_specs(self, env: Environment) -> list[dict[str, Any]]:
+    def tool_specs(self, env: Environment) -> Sequence[dict[str, Any]]:
         """The functions the model is offered (a subclass may offer others, e.g. meta-tools)."""
         return openai_tools(env.pool)
 

@@ -19,7 +19,8 @@ means the same and is never larger (the server still validates the full schema).
    enum, under text and under blocks) once, as a ``$defs`` entry of that name, where that is shorter.
 
 Specs are built once per listed tool (the environment lists an app's tools once per process) and shared
-by every episode.
+by every episode, each with its JSON as a request body carries it: a pool's definitions are the same in
+every request of an episode, so a client splices that text in rather than encoding them on every turn.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mcp_persona.environment import PoolTool
+from mcp_persona.llm.base import wire_json
 
 Schema = dict[str, Any]
 
@@ -329,27 +331,48 @@ def compact_schema(schema: Schema) -> Schema:
 
 
 def function_spec(tool: PoolTool) -> dict[str, Any]:
-    """The OpenAI function spec of one tool, built on first use and kept as long as the tool is."""
-    spec = _SPECS.get(tool)
-    if spec is None:
-        spec = _SPECS[tool] = {
+    """The OpenAI function spec of one tool, built on first use and kept as long as the tool is. Shared:
+    never mutate it."""
+    return _spec(tool)[0]
+
+
+def _spec(tool: PoolTool) -> tuple[dict[str, Any], str]:
+    entry = _SPECS.get(tool)
+    if entry is None:
+        spec = {
             "type": "function",
             "function": {"name": tool.exposed, "description": tool.description,
                          "parameters": compact_schema(tool.input_schema)},
         }
-    return spec
+        entry = _SPECS[tool] = (spec, wire_json(spec))
+    return entry
 
 
-_SPECS: weakref.WeakKeyDictionary[PoolTool, dict[str, Any]] = weakref.WeakKeyDictionary()
+_SPECS: weakref.WeakKeyDictionary[PoolTool, tuple[dict[str, Any], str]] = weakref.WeakKeyDictionary()
 
 
-def openai_tools(pool: list[PoolTool]) -> list[dict[str, Any]]:
-    return [function_spec(t) for t in pool]
+class ToolSpecs(tuple[dict[str, Any], ...]):
+    """A pool's function specs, immutable, with ``json``: the list as a request body carries it (the
+    same text as ``wire_json(list(specs))``)."""
+
+    json: str
+
+    def __new__(cls, specs: Iterable[dict[str, Any]], json_text: str) -> ToolSpecs:
+        self = super().__new__(cls, specs)
+        self.json = json_text
+        return self
 
 
-def spec_chars(specs: list[dict[str, Any]]) -> int:
+def openai_tools(pool: Iterable[PoolTool]) -> ToolSpecs:
+    entries = [_spec(t) for t in pool]
+    return ToolSpecs((spec for spec, _ in entries), "[" + ",".join(text for _, text in entries) + "]")
+
+
+def spec_chars(specs: Iterable[dict[str, Any]]) -> int:
     """Characters of the tool definitions as a request body carries them (compact JSON)."""
-    return len(json.dumps(specs, ensure_ascii=False, separators=(",", ":")))
+    if isinstance(specs, ToolSpecs):
+        return len(specs.json)
+    return len(wire_json(list(specs)))
 
 
 def estimate_tokens(chars: int) -> int:

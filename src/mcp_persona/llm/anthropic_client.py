@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
@@ -79,7 +80,7 @@ class AnthropicChatClient:
     def name(self) -> str:
         return f"anthropic:{self.model}"
 
-    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def request(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         system, converted = to_anthropic_messages(messages)
         kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}
         if self.temperature is not None:  # the current SDK has no sampling parameters: sent as a raw field
@@ -90,7 +91,7 @@ class AnthropicChatClient:
             kwargs["tools"] = to_anthropic_tools(tools)
         return kwargs
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+    async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
         kwargs = self.request(messages, tools)
 
         return await call_endpoint(
@@ -161,7 +162,7 @@ def to_anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str | None, l
     return ("\n\n".join(system) or None), turns
 
 
-def to_anthropic_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def to_anthropic_tools(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for tool in tools:
         fn = tool.get("function", tool)

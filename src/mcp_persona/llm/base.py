@@ -6,6 +6,8 @@ function calling; a client for another API converts at its edge.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol, get_args
 
 from pydantic import BaseModel, Field
@@ -104,4 +106,13 @@ class ChatClient(Protocol):
     @property
     def name(self) -> str: ...
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse: ...
+    async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse: ...
+
+
+def wire_json(value: Any) -> str:
+    """``value`` as an HTTP request body carries it, the way the provider SDKs encode one: UTF-8 text, no
+    spaces after separators, NaN refused."""
+    return _WIRE.encode(value)
+
+
+_WIRE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -20,7 +20,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,10 +105,10 @@ class LocalChatClient:
                                            n_threads=self.n_threads, seed=self.seed, verbose=False)
         return LocalChatClient._llama
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+    async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
         return await anyio.to_thread.run_sync(self._complete, messages, tools)
 
-    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
+    def _complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
         with LocalChatClient._lock:
             llama = self._model()
             prompt_messages = render_messages(messages, tools, tool_budget=int(self.n_ctx * TOOLS_SHARE),
@@ -138,7 +138,7 @@ class LocalChatClient:
         )
 
 
-def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+def render_messages(messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]], *,
                     tool_budget: int | None = None, count_tokens: Callable[[str], int] | None = None,
                     ) -> list[dict[str, str]]:
     """OpenAI-shaped messages as plain chat turns for a template with no tool support (the tool listing as
@@ -158,7 +158,7 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]],
     return out
 
 
-def tool_listing(tools: list[dict[str, Any]], budget: int | None = None,
+def tool_listing(tools: Sequence[dict[str, Any]], budget: int | None = None,
                  count_tokens: Callable[[str], int] | None = None) -> str:
     """The tools for the system prompt, in the first of three forms that takes at most ``budget`` tokens:
 

@@ -11,9 +11,10 @@ import dataclasses
 import json
 import os
 import re
+from collections.abc import Sequence
 from typing import Any
 
-from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
+from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail, wire_json
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
@@ -71,7 +72,7 @@ class OpenAIChatClient:
     def name(self) -> str:
         return f"openai:{self.model}"
 
-    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def request(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
         reasoning = self._official and _REASONING.match(self.model) is not None
         if not reasoning:
@@ -81,16 +82,28 @@ class OpenAIChatClient:
             kwargs["tools"] = tools
         return kwargs
 
-    async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ChatResponse:
-        body = self.request(messages, tools)
+    async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
+        body = encode_request(self.request(messages, tools))
         return await call_endpoint(self, self._openai, lambda: self._post(body), parse_chat_completion)
 
-    async def _post(self, body: dict[str, Any]) -> Any:
+    async def _post(self, body: bytes) -> Any:
         # The body is already in the wire format. The SDK's typed ``chat.completions.create`` would walk every
         # message and tool schema against its TypedDicts and build a pydantic model of the answer, each call:
         # ~10 ms of CPU a turn. Same endpoint, headers, error classes; the answer is parsed here, strictly.
+        # Bytes go out as they are (the SDK's JSON content type stays).
         raw = await self._clients.get().post("/chat/completions", body=body, cast_to=bytes)
         return json.loads(raw)
+
+
+def encode_request(request: dict[str, Any]) -> bytes:
+    """A chat-completions request as the SDK would encode it. Tool definitions that carry their encoded
+    form (``ToolSpecs``: the same in every request of an episode) are spliced in, not encoded again."""
+    tools = request.get("tools")
+    encoded = getattr(tools, "json", None)
+    if not isinstance(encoded, str):
+        return wire_json(request).encode()
+    rest = wire_json({k: v for k, v in request.items() if k != "tools"})
+    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{encoded}}}'.encode()
 
 
 def _as_dict(obj: Any) -> Any:
