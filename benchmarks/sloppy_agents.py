@@ -1,22 +1,25 @@
 """How the scores treat agents that do the task badly: a suite played by scripted sloppy agents.
 
-Every agent replays the task's gold chain (through real MCP, scored by the real scorers) with one kind of fault.
-On the persona suite (and any suite of its protocol):
+Every agent replays the task's gold chain (through real MCP, scored by the suite's own protocol) with one kind of
+fault:
 
 * ``gold``             — the gold chain, then the reference answer (the ceiling);
-* ``writes twice``     — the gold chain with every state-changing call issued once more;
+* ``writes twice``     — the gold chain with every state-changing call issued once more (MCPAgentBench: every call);
 * ``free text 'ok'``   — every free-text argument of a write (bodies, titles, descriptions) replaced by "ok";
 * ``no last step``     — the gold chain without its last step;
 * ``answer only``      — no tool call, the reference answer at once;
 * ``paste reads``      — only the gold chain's read calls, every output pasted as the answer;
 * ``paste all``        — the whole gold chain, every output pasted verbatim as the answer;
-* ``paste + sentence`` — the same, with a short sentence before and after the pasted outputs.
+* ``paste + sentence`` — the same, with a short sentence before and after the pasted outputs;
+* ``a call a turn``    — every call in a turn of its own (parallel steps split);
+* ``all in one turn``  — every call in the first turn (serial steps merged).
 
-Prints Acc, SR-0.8, Exec-Acc and the strict pass per agent. On a LiveMCPBench suite (``--suite livemcpbench``)
-the agents are ``gold``, ``answer only``, ``paste all`` and ``paste + sentence`` (the others need state-changing
-calls observed on persona's environment), and it prints Acc, the rule success and how many answers were dumps.
-Run: ``python benchmarks/sloppy_agents.py`` (``--tasks 'collab_*'`` for a subset). A sloppy agent that scores
-like ``gold`` on some metric is a hole in that metric.
+Which agents play which protocol: :data:`PROTOCOL_AGENTS`. It prints, per agent, the protocol's headline scores
+as its run summary computes them (persona: Acc, SR-0.8, Exec-Acc, strict; LiveMCP-101: TSR, ARS, ATS; MCPAgentBench:
+TFS, TEFS, the paper's TFS; LiveMCPBench: success), Acc and the strict pass where the protocol has them aside, the
+answers judged dumps, and the tasks the fault changed anything in. Run: ``python benchmarks/sloppy_agents.py
+[--suite S] [--tasks GLOBS]``. A sloppy agent that scores like ``gold`` on some metric where its fault changed the
+task is a hole in that metric.
 """
 
 from __future__ import annotations
@@ -42,9 +45,10 @@ from mcp_persona.mutants import (
     string_leaves,
 )
 from mcp_persona.protocols import get_protocol
-from mcp_persona.protocols.persona import episode_score
-from mcp_persona.runner import run_episode
-from mcp_persona.scoring import suite_metrics
+from mcp_persona.protocols.base import Protocol
+from mcp_persona.protocols.persona import PersonaProtocol
+from mcp_persona.runner import RunConfig, run_episode
+from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task, load_tasks, suite_info
 
 Plan = tuple[PlannedCall, ...]
@@ -68,6 +72,16 @@ def ok_text(plan: Plan, writes: set[tuple[int, int]]) -> Plan:
     return tuple(out)
 
 
+def one_turn_each(plan: Plan) -> Plan:
+    """Every call in a turn of its own: parallel steps split."""
+    return tuple(PlannedCall(p.label, i, p.call) for i, p in enumerate(plan))
+
+
+def all_in_one_turn(plan: Plan) -> Plan:
+    """Every call in the first turn: serial steps issued before the results they wait on."""
+    return tuple(PlannedCall(p.label, 0, p.call) for p in plan)
+
+
 AGENTS: dict[str, Callable[[Plan, set[tuple[int, int]]], tuple[Plan, Around]]] = {
     "gold": lambda plan, w: (plan, None),
     "writes twice": lambda plan, w: (twice(plan, w), None),
@@ -77,64 +91,87 @@ AGENTS: dict[str, Callable[[Plan, set[tuple[int, int]]], tuple[Plan, Around]]] =
     "paste reads": lambda plan, w: (tuple(p for p in plan if p.label not in w), VERBATIM),
     "paste all": lambda plan, w: (plan, VERBATIM),
     "paste + sentence": lambda plan, w: (plan, PASTE_SENTENCES),
+    "a call a turn": lambda plan, w: (one_turn_each(plan), None),
+    "all in one turn": lambda plan, w: (all_in_one_turn(plan), None),
 }
-# the agents that need no observed writes, for a protocol without persona's environment
-LIBRARY_AGENTS = ("gold", "answer only", "paste all", "paste + sentence")
+# Which agents play each protocol's suites. Persona's environment (persona, livemcp101) tells reads from writes by
+# observing the gold chain; MCPAgentBench scores the calls alone (the answer is not scored, so pasting is no fault
+# there; turns are); LiveMCPBench's faults need no observed writes.
+PROTOCOL_AGENTS: dict[str, tuple[str, ...]] = {
+    "persona": ("gold", "writes twice", "free text 'ok'", "no last step", "answer only", "paste reads", "paste all",
+                "paste + sentence"),
+    "mcpagentbench": ("gold", "writes twice", "free text 'ok'", "no last step", "answer only", "a call a turn",
+                      "all in one turn"),
+    "livemcpbench": ("gold", "answer only", "paste all", "paste + sentence"),
+}
+PROTOCOL_AGENTS["livemcp101"] = PROTOCOL_AGENTS["persona"]
 
 
 def agent(calls: Plan, around: Around) -> ReplayAgent:
     return ReplayAgent(calls, paste_outputs=around is not None, around=around or VERBATIM)
 
 
-async def run(tasks: list[Task]) -> dict[str, dict[str, Any]]:
-    results: dict[str, list[Any]] = {name: [] for name in AGENTS}
-    for task in tasks:
-        obs = await observe_gold(task)
-        plan = gold_plan(task)
-        for name, make in AGENTS.items():
-            record = await run_episode(task, agent(*make(plan, obs.writes)))
-            results[name].append(episode_score(record, task))
-    return {name: suite_metrics(scores) for name, scores in results.items()}
+def columns(protocol: Protocol) -> list[tuple[str, str]]:
+    """The protocol's headline scores, then Acc and the strict pass where the protocol has them aside, and the
+    answers counted as dumps."""
+    cols = [(label, key) for label, key, _ in protocol.report_columns]
+    keys = {key for _, key in cols}
+    cols += [(label, key) for label, key in (("Acc", "acc"), ("Strict", "strict_sr")) if key not in keys]
+    return [*cols, ("Dumps", "dumps"), ("Faulted", "faulted")]
 
 
-async def run_library(tasks: list[Task], protocol: str) -> dict[str, dict[str, Any]]:
-    """LiveMCPBench's scores of each agent: mean Acc, the rule success rate, and the answers that were dumps."""
-    proto = get_protocol(protocol)
-    scores: dict[str, list[dict[str, Any]]] = {name: [] for name in LIBRARY_AGENTS}
+async def run(suite: str, tasks: list[Task], protocol_name: str) -> dict[str, dict[str, Any]]:
+    """Each agent's run metrics, as the protocol's own summary computes them for a run."""
+    protocol = get_protocol(protocol_name)
+    names = PROTOCOL_AGENTS.get(protocol_name, PROTOCOL_AGENTS["livemcpbench"])
+    records: dict[str, list[EpisodeRecord]] = {name: [] for name in names}
+    faulted = dict.fromkeys(names, 0)  # tasks the fault changed anything in (no free text: nothing to blank)
     for task in tasks:
         plan = gold_plan(task)
-        for name in LIBRARY_AGENTS:
-            record = await run_episode(task, agent(*AGENTS[name](plan, set())), protocol=proto)
-            scores[name].append(record.score or {"acc": 0.0, "rule_success": False, "answer_dump": False})
-    n = len(tasks) or 1
-    return {name: {"acc": sum(s["acc"] for s in ss) / n, "success": sum(bool(s["rule_success"]) for s in ss) / n,
-                   "passed": sum(bool(s["rule_success"]) for s in ss), "dumps": sum(bool(s["answer_dump"]) for s in ss)}
-            for name, ss in scores.items()}
+        # persona's environment tells the writes apart; elsewhere every call is the task's work
+        writes = ((await observe_gold(task)).writes if isinstance(protocol, PersonaProtocol)
+                  else {p.label for p in plan})
+        for name in names:
+            calls, around = AGENTS[name](plan, writes)
+            faulted[name] += around is not None or calls != plan
+            records[name].append(await run_episode(task, agent(calls, around), protocol=protocol))
+    out: dict[str, dict[str, Any]] = {}
+    for name, recs in records.items():
+        config = RunConfig(suite=suite, agent=name, model=None, protocol=protocol_name)
+        metrics = dict(protocol.summarize(config, tasks, recs)["metrics"])
+        scores = [r.score or {} for r in recs]
+        metrics.setdefault("acc", sum(float(s.get("acc") or 0.0) for s in scores) / (len(scores) or 1))
+        metrics["dumps"] = sum(bool(s.get("answer_dump")) for s in scores)
+        metrics["faulted"] = faulted[name]
+        out[name] = metrics
+    return out
+
+
+def cell(value: Any, key: str) -> str:
+    if value is None:
+        return "-"
+    return str(value) if key in ("dumps", "faulted") else f"{100 * value:.1f}"
 
 
 def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--suite", default="persona")
     parser.add_argument("--tasks", default="*", help="comma-separated id globs")
     args = parser.parse_args(argv)
     globs = args.tasks.split(",")
     tasks = [t for t in load_tasks(args.suite) if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
-    protocol = suite_info(args.suite).protocol
+    if not tasks:
+        parser.error(f"no task of suite {args.suite!r} matches --tasks {args.tasks!r}")
+    protocol_name = suite_info(args.suite).protocol
     start = time.perf_counter()
-    if protocol == "livemcpbench":
-        library = anyio.run(run_library, tasks, protocol)
-        print(f"{len(tasks)} tasks, {len(LIBRARY_AGENTS)} scripted agents, {time.perf_counter() - start:.1f} s")
-        print(f"{'agent':<18}{'Acc':>8}{'Success':>9}{'Passed':>8}{'Dumps':>7}")
-        for name, m in library.items():
-            print(f"{name:<18}{100 * m['acc']:>8.1f}{100 * m['success']:>9.1f}{m['passed']:>8}{m['dumps']:>7}")
-        return library
-    metrics = anyio.run(run, tasks)
-    print(f"{len(tasks)} tasks, {len(AGENTS)} scripted agents, {time.perf_counter() - start:.1f} s")
-    print(f"{'agent':<18}{'Acc':>8}{'SR-0.8':>8}{'Exec':>8}{'Strict':>8}")
-    for name, m in metrics.items():
-        exec_acc = "-" if m["exec_acc"] is None else f"{100 * m['exec_acc']:.1f}"
-        print(f"{name:<18}{100 * m['acc']:>8.1f}{100 * m['sr_0_8']:>8.1f}{exec_acc:>8}{100 * m['strict_sr']:>8.1f}")
-    return metrics
+    results = anyio.run(run, args.suite, tasks, protocol_name)
+    cols = columns(get_protocol(protocol_name))
+    print(f"{args.suite} ({protocol_name}): {len(tasks)} tasks, {len(results)} scripted agents, "
+          f"{time.perf_counter() - start:.1f} s")
+    print(f"{'agent':<18}" + "".join(f"{label:>{max(8, len(label) + 2)}}" for label, _ in cols))
+    for name, m in results.items():
+        print(f"{name:<18}" + "".join(f"{cell(m.get(key), key):>{max(8, len(label) + 2)}}" for label, key in cols))
+    return results
 
 
 if __name__ == "__main__":

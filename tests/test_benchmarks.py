@@ -72,3 +72,27 @@ def test_bench_agent_turn_runs_and_reports_every_measure(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     for mark in ("(a) harness CPU per model turn", "(b,c)", "(d) request bytes per turn"):
         assert mark in out
+
+
+@pytest.mark.parametrize(("suite", "tasks"), [
+    ("mcpagentbench", "day_parallel_0[1-3],day_serial_0[1-3],pro_multi_0[1-2]"),
+    ("livemcp101", "finance_easy_0[1-3],office_medium_0[1-2],software_*_01"),
+])
+def test_sloppy_agents_score_below_gold_under_each_protocol(suite: str, tasks: str) -> None:
+    """The scripted faults, scored by each protocol's own run summary: none reaches the gold chain's score
+    where it changed the task (MCPAgentBench: turns split or merged cost TEFS only, as the paper's rule says)."""
+    bench = _load_script("sloppy_agents")
+    results = bench.main(["--suite", suite, "--tasks", tasks])
+    gold = results.pop("gold")
+    primary = "tefs" if suite == "mcpagentbench" else "tsr"
+    assert gold[primary] == 1.0 and gold["faulted"] == 0
+    for name, m in results.items():
+        assert m["faulted"] > 0, name
+        if suite == "livemcp101" and name == "writes twice":
+            assert m["tsr"] <= 1.0 and m["strict_sr"] < 1.0  # rewriting a file is idempotent; a second issue is not
+            continue
+        assert m[primary] < 1.0, (name, m[primary])
+    if suite == "mcpagentbench":
+        assert results["a call a turn"]["tfs"] == 1.0 and results["all in one turn"]["tfs"] == 1.0
+    else:
+        assert results["answer only"]["tsr"] == 0.0 and results["paste all"]["tsr"] == 0.0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from statistics import mean
+from typing import Any
 
 import anyio
 import pytest
@@ -160,6 +161,61 @@ def test_rule_result_score_drops_with_a_missing_step() -> None:
     assert full.score["result_score"] == 1.0 and full.score["result_source"] == "rules"
     assert partial.score["result_score"] < 1.0
     assert full.score["reference"]["changes"]  # the reference execution's end state is kept with the episode
+
+
+def _base(**kw: Any) -> dict[str, Any]:
+    return {"acc": 1.0, "answer_blind_acc": 1.0, "ungrounded": [], "answer_dump": False, "collateral": [],
+            "end_state": {"equivalent": True}} | kw
+
+
+@pytest.mark.parametrize(("score", "expected"), [
+    (_base(), 1.0),
+    (_base(acc=0.8), 0.75),
+    # the answer guesses (or knew) its values: scored as if it said nothing, never complete
+    (_base(ungrounded=["265"], answer_blind_acc=0.0), 0.0),
+    (_base(ungrounded=["265"], answer_blind_acc=1.0), 0.75),
+    # a paste of the outputs: values retrieved but not reported are worth half each
+    (_base(answer_dump=True, answer_blind_acc=0.5), 0.5),
+    # every checkpoint sees what it looks for, but the state is not the reference's
+    (_base(collateral=["filesystem:/notes/a.md"]), 0.75),
+    (_base(end_state={"equivalent": False}), 0.75),
+    (_base(acc=0.5, collateral=["x"]), 0.5),
+])
+def test_rule_result_score_by_hand(score: dict[str, Any], expected: float) -> None:
+    from mcp_persona.protocols.livemcp101 import rule_result_score
+
+    assert rule_result_score(score) == expected
+
+
+def _sloppy(task_id: str, *, answer_only: bool = False, paste: bool = False, twice: bool = False):
+    from mcp_persona.mutants import ReplayAgent, gold_plan
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.runner import run_episode
+
+    task = next(t for t in TASKS if t.id == task_id)
+    plan = () if answer_only else gold_plan(task)
+    if twice:
+        plan = tuple(x for p in plan for x in (p, p))
+    agent = ReplayAgent(plan, paste_outputs=paste)
+    return anyio.run(lambda: run_episode(task, agent, protocol=get_protocol("livemcp101"))).score
+
+
+def test_an_answer_without_the_work_or_a_paste_is_no_result() -> None:
+    """The reference answer with no tool call has every value the checkpoints look for (Acc 1); the rules'
+    result score is 0 all the same: nothing was found. A paste of every output is not a complete result."""
+    guessed = _sloppy("finance_easy_01", answer_only=True)
+    assert guessed["acc"] == 1.0 and guessed["ungrounded"]
+    assert guessed["answer_blind_acc"] == 0.0 and guessed["result_score"] == 0.0
+    pasted = _sloppy("finance_easy_01", paste=True)
+    assert pasted["acc"] == 1.0 and pasted["answer_dump"]
+    assert pasted["answer_blind_acc"] == 0.5 and pasted["result_score"] == 0.5  # retrieved, never reported
+    assert _sloppy("finance_easy_01")["result_score"] == 1.0
+
+
+def test_a_second_issue_is_not_the_result_asked_for() -> None:
+    task = next(t for t in TASKS if any(c.tool == "create_issue" for s in t.gold for c in s.calls))
+    doubled = _sloppy(task.id, twice=True)
+    assert doubled["acc"] == 1.0 and doubled["result_score"] == 0.75 and not doubled["strict"]
 
 
 def test_likert_judges_score_result_and_trajectory_and_agreement_is_reported() -> None:

@@ -9,9 +9,11 @@
   answer, calls and end state are kept with the episode (``EpisodeRecord.reference``), and a failed reference
   run is recorded there (the episode is then scored against the memoised gold replay, and says so);
 * score: the checkpoints of the persona protocol (the reference execution's facts and writes); the rule
-  result score is their mean rounded down to the paper's five-point scale 0 / .25 / .5 / .75 / 1; the strict
-  pass compares the agent's end state with the concurrent reference's, and a summary of the reference (plan,
-  answer, changes, error) is kept in the score;
+  result score (the rules' stand-in for the result judge, :func:`rule_result_score`) is their mean rounded
+  down to the paper's five-point scale 0 / .25 / .5 / .75 / 1, where an answer that guesses its values or
+  pastes the tools' outputs reports nothing, and only a result with an answer of its own, no collateral and
+  the reference's end state scores 1; the strict pass compares the agent's end state with the concurrent
+  reference's, and a summary of the reference (plan, answer, changes, error) is kept in the score;
 * judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
   run's answer) and trajectory judge (its calls against the reference run's calls), each 1..5 as (s - 1) / 4.
   The judge's result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and
@@ -36,6 +38,7 @@ from mcp_persona.judges.failures import FAILURE_MODES
 from mcp_persona.protocols.base import Option, PoolSpec, ReferenceExecution, ToolPool
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.scoring import by_category, suite_metrics
+from mcp_persona.scoring.checkpoints import score_episode
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -73,6 +76,23 @@ def result_score(acc: float) -> float:
     """The checkpoint mean on the paper's five-point scale (Likert 1..5 as (s - 1) / 4), rounded down so
     that only a complete result scores 1."""
     return math.floor(acc * 4 + 1e-9) / 4
+
+
+def rule_result_score(score: dict[str, Any]) -> float:
+    """The rules' result score of a scored episode, on the five-point scale.
+
+    The checkpoint mean, except that an answer whose found values no tool showed (``ungrounded``: a guess, or
+    an answer known beforehand) or that pastes the tools' outputs (``answer_dump``) reports nothing: its mean
+    is ``answer_blind_acc``, the checkpoints scored as if the answer were empty (values retrieved but not
+    reported: 0.5; never retrieved: 0). And a result is complete (1) only with an answer of its own (neither
+    of those), no collateral change and the reference's end state: a pasted answer beside a right file, a
+    second copy of a write or a write to the wrong place is not the result asked for, though every
+    checkpoint may see what it looks for."""
+    blind = bool(score["ungrounded"] or score["answer_dump"])
+    value = result_score(score["answer_blind_acc"] if blind else score["acc"])
+    if blind or score["collateral"] or not (score.get("end_state") or {}).get("equivalent"):
+        value = min(value, 0.75)
+    return value
 
 
 class LiveMCP101Protocol(PersonaProtocol):
@@ -115,7 +135,11 @@ class LiveMCP101Protocol(PersonaProtocol):
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
         score = await super().score(task, trajectory, env, reference)
-        score["result_score"] = score["rule_result_score"] = result_score(score["acc"])
+        score["answer_blind_acc"] = score["acc"]
+        if score["ungrounded"] or score["answer_dump"]:
+            blind = trajectory.model_copy(update={"final_answer": ""})
+            score["answer_blind_acc"] = score_episode(task, blind, env.initial, env.final_states()).acc
+        score["result_score"] = score["rule_result_score"] = rule_result_score(score)
         score["result_source"] = "rules"
         ran = reference.trajectory if reference is not None and reference.ok else None
         score["reference"] = {  # a summary; the run itself (calls, arguments, results) is EpisodeRecord.reference
@@ -133,7 +157,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         if judging is None or record.score is None:
             return
         score = record.score
-        score["rule_result_score"] = result_score(score["acc"])
+        score["rule_result_score"] = rule_result_score(score)  # over the checkpoints as the judge decided them
         client = judging.checkpoint.client
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
         # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
