@@ -112,8 +112,8 @@ def agent(calls: Plan, around: Around) -> ReplayAgent:
 
 
 def columns(protocol: Protocol) -> list[tuple[str, str]]:
-    """The protocol's headline scores, then Acc and the strict pass where the protocol has them aside, and the
-    answers counted as dumps."""
+    """The protocol's headline scores, then Acc and the strict pass where the protocol has them aside, the answers
+    counted as dumps, and the tasks the fault changed."""
     cols = [(label, key) for label, key, _ in protocol.report_columns]
     keys = {key for _, key in cols}
     cols += [(label, key) for label, key in (("Acc", "acc"), ("Strict", "strict_sr")) if key not in keys]
