@@ -157,7 +157,8 @@ class LiveMCP101Protocol(PersonaProtocol):
         if judging is None or record.score is None:
             return
         score = record.score
-        score["rule_result_score"] = rule_result_score(score)  # over the checkpoints as the judge decided them
+        # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
+        score["rule_result_score"] = rule_result_score(score)
         client = judging.checkpoint.client
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
         # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
