@@ -76,7 +76,7 @@ def test_model_error_carries_its_category() -> None:
     err.after_attempts(3, ["server_error", "timeout", "rate_limit"])
     assert str(err) == "[rate_limit] HTTP 429: slow down (after 3 attempts: server_error, timeout, rate_limit)"
     assert set(ERROR_CATEGORIES) == {"rate_limit", "server_error", "timeout", "connection", "auth", "bad_request",
-                                     "malformed_response"}
+                                     "malformed_response", "request_limit"}
     with pytest.raises(ValueError):
         ModelError("x", category="gremlins")  # type: ignore[arg-type]
 

@@ -38,6 +38,7 @@ class ModelCallEvent(BaseModel):
     latency_s: float
     usage: Usage = Field(default_factory=Usage)
     content: str | None = None
+    reasoning: str | None = None  # reasoning text the endpoint returned (vLLM/DeepSeek reasoning_content, thinking)
     tool_calls: list[RequestedCall] = Field(default_factory=list)
     finish_reason: str | None = None
     error: str | None = None

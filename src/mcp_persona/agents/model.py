@@ -12,7 +12,7 @@ from mcp_persona.agents.tool_schema import estimate_tokens, openai_tools, spec_c
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatClient, ModelError
 from mcp_persona.tasks import Task
-from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory
+from mcp_persona.trajectory import ModelCallEvent, RequestedCall, ToolCallEvent, Trajectory
 
 DEFAULT_MAX_ROUNDS = 20
 
@@ -64,7 +64,8 @@ class ModelAgent:
             detail = resp.usage_detail
             trajectory.events.append(ModelCallEvent(
                 round=rnd, latency_s=time.perf_counter() - start, usage=resp.usage, content=resp.content,
-                tool_calls=resp.tool_calls, finish_reason=resp.finish_reason, attempts=resp.attempts,
+                reasoning=resp.reasoning, tool_calls=resp.tool_calls, finish_reason=resp.finish_reason,
+                attempts=resp.attempts,
                 cost_usd=resp.cost_usd, cached_tokens=detail.cached_tokens if detail else 0,
                 cache_write_tokens=detail.cache_write_tokens if detail else 0,
                 reasoning_tokens=detail.reasoning_tokens if detail else 0))
@@ -72,13 +73,17 @@ class ModelAgent:
                 trajectory.final_answer = resp.content or ""
                 trajectory.stop_reason = "answered"
                 return
-            messages.append({
+            calls = unique_call_ids(resp.tool_calls)
+            turn: dict[str, Any] = {
                 "role": "assistant",
                 "content": resp.content,
                 "tool_calls": [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                               for c in resp.tool_calls],
-            })
-            for call in resp.tool_calls:  # one turn's calls run in order, so state stays deterministic
+                               for c in calls],
+            }
+            if resp.replay:  # e.g. Anthropic's thinking blocks, which must come back with the tool results
+                turn["replay"] = resp.replay
+            messages.append(turn)
+            for call in calls:  # one turn's calls run in order, so state stays deterministic
                 event = await self.execute(env, call.name, call.arguments, rnd, call.id)
                 trajectory.events.append(event)
                 messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": event.result})
@@ -98,6 +103,19 @@ class ModelAgent:
         event = await env.call(tool.server, tool.name, args, round=rnd, call_id=call_id)
         event.raw_arguments = raw
         return event
+
+
+def unique_call_ids(calls: list[RequestedCall]) -> list[RequestedCall]:
+    """The turn's calls with distinct ids: each tool result answers one id, and APIs refuse a conversation
+    where two calls share one (some servers number every turn's calls from 0, or send none)."""
+    seen: set[str] = set()
+    out: list[RequestedCall] = []
+    for i, call in enumerate(calls):
+        if not call.id or call.id in seen:
+            call = call.model_copy(update={"id": f"{call.id or 'call'}_{i}"})
+        seen.add(call.id)
+        out.append(call)
+    return out
 
 
 def parse_arguments(raw: str) -> dict[str, Any] | str:

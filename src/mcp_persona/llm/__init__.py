@@ -10,9 +10,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from mcp_persona.llm.base import ERROR_CATEGORIES, ChatClient, ChatResponse, ModelError, UsageDetail
+from mcp_persona.llm.limits import LIMITS, RequestLimitError, RequestLimits, limits_for
 from mcp_persona.llm.pricing import cost_usd, pricing_version
 from mcp_persona.llm.retry import DEFAULT_CONCURRENCY, RetryPolicy
+from mcp_persona.llm.settings import ModelSettings
 
 PROVIDERS = ("openai", "anthropic", "local")
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -44,42 +49,59 @@ def make_client(
     max_concurrency: int = DEFAULT_CONCURRENCY,
     retry: RetryPolicy | None = None,
     max_tokens: int | None = None,
+    settings: ModelSettings | None = None,
+    api_limits: str | None = None,
     scope: str = "agent",
 ) -> ChatClient:
     """A client for ``spec``. ``api_key_env`` defaults to the provider's (OPENAI_API_KEY, ANTHROPIC_API_KEY);
     ``max_concurrency`` bounds the requests in flight to one endpoint, across all its clients of the same
-    ``scope`` (the agent's and the judge's requests are limited apart); ``max_tokens`` caps each answer
-    (default: 4096 for endpoints, 256 for ``local``)."""
+    ``scope`` (the agent's and the judge's requests are limited apart); ``settings`` are the generation
+    settings (``max_tokens`` a shortcut for its field; default 4096 for endpoints, 256 for ``local``);
+    ``api_limits`` the request limits to hold requests to (:mod:`mcp_persona.llm.limits`; default: the
+    provider's, by endpoint)."""
     provider, model = parse_spec(spec)
+    settings = settings or ModelSettings()
+    if max_tokens is not None:
+        settings = replace(settings, max_tokens=max_tokens)
+    settings.check(provider)
     if provider == "local":
         if base_url is not None:
             raise ValueError("a base URL does not apply to 'local'; for an endpoint use 'openai:MODEL' with it")
+        if settings.reasoning_effort is not None or settings.top_p is not None:
+            raise ValueError("the local model takes --temperature, --max-tokens and --seed only")
         from mcp_persona.llm.local import LocalChatClient
 
-        return LocalChatClient() if max_tokens is None else LocalChatClient(max_tokens=max_tokens)
+        extra: dict[str, Any] = {k: v for k, v in (("max_tokens", settings.max_tokens), ("seed", settings.seed),
+                                                   ("temperature", settings.temperature)) if v is not None}
+        return LocalChatClient(**extra)
     key_env = api_key_env or DEFAULT_KEY_ENV[provider]
-    extra = {} if max_tokens is None else {"max_tokens": max_tokens}
+    limits = limits_for(provider, base_url, api_limits)
     if provider == "openai":
         from mcp_persona.llm.openai_client import OpenAIChatClient
 
         return OpenAIChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                                max_concurrency=max_concurrency, scope=scope, **extra)
+                                max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
     from mcp_persona.llm.anthropic_client import AnthropicChatClient
 
     return AnthropicChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                               max_concurrency=max_concurrency, scope=scope, **extra)
+                               max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
 
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "ERROR_CATEGORIES",
+    "LIMITS",
     "PROVIDERS",
     "ChatClient",
     "ChatResponse",
     "ModelError",
+    "ModelSettings",
+    "RequestLimitError",
+    "RequestLimits",
     "RetryPolicy",
     "UsageDetail",
     "cost_usd",
+    "limits_for",
     "make_client",
     "parse_spec",
     "pricing_version",

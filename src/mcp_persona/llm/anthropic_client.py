@@ -22,12 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
+from mcp_persona.llm.limits import RequestLimits, ToolsCheck, check_messages, limits_for
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
     RetryPolicy,
     call_endpoint,
 )
+from mcp_persona.llm.settings import ModelSettings
 from mcp_persona.trajectory import RequestedCall
 
 STOP_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
@@ -45,7 +47,9 @@ class AnthropicChatClient:
         base_url: str | None = None,
         api_key_env: str = "ANTHROPIC_API_KEY",
         temperature: float | None = None,
-        max_tokens: int = 4096,
+        max_tokens: int | None = None,
+        settings: ModelSettings | None = None,
+        limits: RequestLimits | None = None,
         timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int = DEFAULT_CONCURRENCY,
@@ -71,8 +75,13 @@ class AnthropicChatClient:
         self._anthropic = anthropic
         self.model = model
         self.base_url = base_url
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+        settings = settings or ModelSettings()
+        if temperature is not None or max_tokens is not None:
+            settings = dataclasses.replace(settings, **{k: v for k, v in (("temperature", temperature),
+                                                                          ("max_tokens", max_tokens)) if v is not None})
+        self.settings = settings.check(self.provider)
+        self.limits = limits or limits_for(self.provider, base_url)
+        self._checked_tools = ToolsCheck(self.limits)
         self.max_concurrency = max_concurrency
         self.scope = scope  # whose requests share the endpoint's limit ("agent", "judge")
 
@@ -80,11 +89,26 @@ class AnthropicChatClient:
     def name(self) -> str:
         return f"anthropic:{self.model}"
 
+    @property
+    def temperature(self) -> float | None:
+        return self.settings.temperature
+
+    @property
+    def max_tokens(self) -> int:
+        return self.settings.answer_tokens
+
     def request(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
         system, converted = to_anthropic_messages(messages)
-        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": converted}
-        if self.temperature is not None:  # the current SDK has no sampling parameters: sent as a raw field
-            kwargs["extra_body"] = {"temperature": self.temperature}
+        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": s.answer_tokens, "messages": converted}
+        # the current SDK has no sampling parameters: they go as raw fields of the body
+        sampling = {k: v for k, v in (("temperature", s.temperature), ("top_p", s.top_p)) if v is not None}
+        if sampling:
+            kwargs["extra_body"] = sampling
+        if s.thinking_budget is not None:
+            kwargs["thinking"] = {"type": "enabled", "budget_tokens": s.thinking_budget}
+        if s.reasoning_effort is not None:
+            kwargs["output_config"] = {"effort": s.reasoning_effort}
         if system:
             kwargs["system"] = system
         if tools:
@@ -92,6 +116,8 @@ class AnthropicChatClient:
         return kwargs
 
     async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
+        self._checked_tools(tools)
+        check_messages(self.limits, messages)
         kwargs = self.request(messages, tools)
 
         return await call_endpoint(
@@ -145,7 +171,8 @@ def to_anthropic_messages(messages: list[dict[str, Any]]) -> tuple[str | None, l
             text = _text(m.get("content"))
             add("user", [{"type": "text", "text": text or "(empty)"}])
         elif role == "assistant":
-            blocks: list[dict[str, Any]] = []
+            # thinking blocks first, unchanged (signed): the API requires them back with the tool results
+            blocks: list[dict[str, Any]] = [dict(b) for b in m.get("replay") or []]
             text = _text(m.get("content"))
             if text:
                 blocks.append({"type": "text", "text": text})
@@ -195,11 +222,18 @@ def parse_anthropic_message(raw: Any) -> ChatResponse:
     if not isinstance(data, dict) or not isinstance(data.get("content"), list):
         raise ModelError("the endpoint's answer has no content blocks", category="malformed_response")
     texts: list[str] = []
+    thoughts: list[str] = []
+    replay: list[dict[str, Any]] = []
     calls: list[RequestedCall] = []
     for i, block in enumerate(data["content"]):
         if not isinstance(block, dict):
             continue
-        if block.get("type") == "text":
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            # kept whole for the next turn; the readable part goes to the trajectory
+            replay.append({k: v for k, v in block.items() if k in ("type", "thinking", "signature", "data")})
+            if block.get("thinking"):
+                thoughts.append(block["thinking"])
+        elif block.get("type") == "text":
             texts.append(block.get("text") or "")
         elif block.get("type") == "tool_use":
             args = block.get("input")
@@ -207,13 +241,15 @@ def parse_anthropic_message(raw: Any) -> ChatResponse:
                                                                      ensure_ascii=False)
             calls.append(RequestedCall(id=block.get("id") or f"call_{i}", name=block.get("name") or "",
                                        arguments=raw_args))
-        # thinking / redacted_thinking / server tool blocks: not part of the answer
+        # server tool blocks: not part of the answer
     detail = anthropic_usage(data.get("usage"))
     joined = "".join(texts)
     content = joined if joined.strip() else None
     stop = data.get("stop_reason")
     return ChatResponse(
         content=content,
+        reasoning="\n\n".join(thoughts) or None,
+        replay=replay or None,
         tool_calls=calls,
         usage=detail.to_usage() if detail else ChatResponse().usage,
         usage_detail=detail,

@@ -15,10 +15,12 @@ from pydantic import BaseModel, Field
 from mcp_persona.trajectory import RequestedCall, Usage
 
 ErrorCategory = Literal[
-    "rate_limit", "server_error", "timeout", "connection", "auth", "bad_request", "malformed_response"
+    "rate_limit", "server_error", "timeout", "connection", "auth", "bad_request", "malformed_response",
+    "request_limit",
 ]
 ERROR_CATEGORIES: tuple[str, ...] = get_args(ErrorCategory)
-#: Worth another attempt: the same request may well succeed later. auth and bad_request never will.
+#: Worth another attempt: the same request may well succeed later. auth, bad_request and request_limit (a
+#: request refused before sending: over a provider's documented limits) never will.
 RETRYABLE: frozenset[str] = frozenset({"rate_limit", "server_error", "timeout", "connection", "malformed_response"})
 
 
@@ -46,6 +48,9 @@ class UsageDetail(BaseModel):
 
 class ChatResponse(BaseModel):
     content: str | None = None
+    reasoning: str | None = None  # reasoning text the endpoint returned beside the answer (kept, never scored)
+    # blocks the provider needs back on the next turns (Anthropic's signed thinking blocks), in its own shape
+    replay: list[dict[str, Any]] | None = None
     tool_calls: list[RequestedCall] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     finish_reason: str | None = None

@@ -85,9 +85,11 @@ class LocalChatClient:
     _lock = threading.Lock()
     _llama: Any = None
 
-    def __init__(self, *, n_ctx: int = 8192, max_tokens: int = 256, seed: int = 0, n_threads: int = 2) -> None:
+    def __init__(self, *, n_ctx: int = 8192, max_tokens: int = 256, seed: int = 0, n_threads: int = 2,
+                 temperature: float = 0.0) -> None:
         self.n_ctx = n_ctx
         self.max_tokens = max_tokens
+        self.temperature = temperature
         self.seed = seed
         self.n_threads = n_threads
 
@@ -116,7 +118,7 @@ class LocalChatClient:
             start = time.perf_counter()
             llama.set_seed(self.seed)  # same prompt, same answer: runs are reproducible
             try:
-                resp = llama.create_chat_completion(messages=prompt_messages, temperature=0.0,
+                resp = llama.create_chat_completion(messages=prompt_messages, temperature=self.temperature,
                                                     max_tokens=self.max_tokens)
             except ValueError as exc:  # e.g. the prompt no longer fits the context window
                 raise ModelError(f"llama.cpp: {exc}", category="bad_request") from exc

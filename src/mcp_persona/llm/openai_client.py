@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail, wire_json
+from mcp_persona.llm.limits import RequestLimits, ToolsCheck, check_messages, limits_for
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
     RetryPolicy,
     call_endpoint,
 )
+from mcp_persona.llm.settings import ModelSettings
 from mcp_persona.trajectory import RequestedCall
 
 # OpenAI's reasoning models take max_completion_tokens and only their default temperature.
@@ -36,8 +38,10 @@ class OpenAIChatClient:
         *,
         base_url: str | None = None,
         api_key_env: str = "OPENAI_API_KEY",
-        temperature: float = 0.0,
-        max_tokens: int = 4096,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        settings: ModelSettings | None = None,
+        limits: RequestLimits | None = None,
         timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int = DEFAULT_CONCURRENCY,
@@ -62,27 +66,52 @@ class OpenAIChatClient:
         self._openai = openai
         self.model = model
         self.base_url = base_url
-        self.temperature = temperature
-        self.max_tokens = max_tokens
+        settings = settings or ModelSettings()
+        if temperature is not None or max_tokens is not None:
+            settings = dataclasses.replace(settings, **{k: v for k, v in (("temperature", temperature),
+                                                                          ("max_tokens", max_tokens)) if v is not None})
+        self.settings = settings.check(self.provider)
+        self.limits = limits or limits_for(self.provider, base_url)
         self.max_concurrency = max_concurrency
         self.scope = scope  # whose requests share the endpoint's limit ("agent", "judge")
         self._official = base_url is None or "api.openai.com" in base_url
+        self._checked_tools = ToolsCheck(self.limits)
 
     @property
     def name(self) -> str:
         return f"openai:{self.model}"
 
+    @property
+    def temperature(self) -> float | None:
+        """The temperature requests carry: the one set, else 0 but for OpenAI's reasoning models (they take only
+        their default)."""
+        if self.settings.temperature is not None:
+            return self.settings.temperature
+        return None if self._official and _REASONING.match(self.model) else 0.0
+
+    @property
+    def max_tokens(self) -> int:
+        return self.settings.answer_tokens
+
     def request(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        s = self.settings
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
-        reasoning = self._official and _REASONING.match(self.model) is not None
-        if not reasoning:
-            kwargs["temperature"] = self.temperature
-        kwargs["max_completion_tokens" if self._official else "max_tokens"] = self.max_tokens
+        if (temperature := self.temperature) is not None:
+            kwargs["temperature"] = temperature
+        if s.top_p is not None:
+            kwargs["top_p"] = s.top_p
+        kwargs["max_completion_tokens" if self._official else "max_tokens"] = s.answer_tokens
+        if s.seed is not None:
+            kwargs["seed"] = s.seed
+        if s.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = s.reasoning_effort
         if tools:
             kwargs["tools"] = tools
         return kwargs
 
     async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
+        self._checked_tools(tools)
+        check_messages(self.limits, messages)
         body = encode_request(self.request(messages, tools))
         return await call_endpoint(self, self._openai, lambda: self._post(body), parse_chat_completion)
 
@@ -154,8 +183,12 @@ def parse_chat_completion(raw: Any) -> ChatResponse:
         calls.append(RequestedCall(id=tc.get("id") or f"call_{i}", name=fn.get("name") or "", arguments=args))
     detail = openai_usage(data.get("usage"))
     content = message.get("content")
+    # reasoning text some servers return beside the answer: vLLM and DeepSeek as reasoning_content, OpenRouter
+    # and newer vLLM as reasoning
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
     return ChatResponse(
         content=content if isinstance(content, str) else None,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning else None,
         tool_calls=calls,
         usage=detail.to_usage() if detail else ChatResponse().usage,
         usage_detail=detail,

@@ -43,6 +43,7 @@ class Option:
     default: int | str
     help: str
     choices: tuple[int | str, ...] = ()
+    bounds: tuple[int, int] | None = None  # an integer option's smallest and largest value
 
     @property
     def flag(self) -> str:
@@ -53,6 +54,8 @@ class Option:
             raise ValueError(f"{self.flag} takes a {type(self.default).__name__}, got {value!r}")
         if self.choices and value not in self.choices:
             raise ValueError(f"{self.flag} must be one of {', '.join(map(str, self.choices))} (got {value!r})")
+        if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
+            raise ValueError(f"{self.flag} must be within {self.bounds[0]}..{self.bounds[1]} (got {value!r})")
         return value
 
 
@@ -127,6 +130,14 @@ class Protocol:
     # -- an episode ------------------------------------------------------------------------------
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         raise NotImplementedError
+
+    def tool_count(self, spec: PoolSpec) -> int:
+        """How many tools a model offered the whole pool ``spec`` sees (what a provider's tool limit counts)."""
+        from mcp_persona.apps import get_app
+
+        if spec.tools is not None:
+            return len(spec.tools)
+        return sum(len(get_app(name).tool_names) for name in spec.servers)
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from mcp_persona.trajectory import Trajectory
 
 POOL_SIZE = 15
+TOOL_BUDGET = 128  # the OpenAI API's limit per request; the paper's pools hold 76-125 tools for that reason
 TIERS = ("easy", "medium", "hard")
 
 SYSTEM = """You are an agent that completes the user's request with the tools of several servers.
@@ -64,12 +65,28 @@ def pool_seed(task_id: str, size: int) -> int:
     return int.from_bytes(hashlib.sha256(f"livemcp101|{task_id}|{size}".encode()).digest()[:8], "big")
 
 
-def draw_pool(task: Task, size: int) -> list[str]:
-    """The task's servers, then seeded others (never a protocol's private tool library) up to ``size``."""
+def tool_count(server: str) -> int:
+    return len(get_app(server).tool_names)
+
+
+def draw_pool(task: Task, size: int, budget: int = TOOL_BUDGET) -> list[str]:
+    """The task's servers, then others (never a protocol's private tool library) in a seeded order, each added
+    while the pool stays within ``budget`` tools, until it holds ``size`` servers (fewer when no server left
+    fits the budget). ValueError when the task's own servers alone are over the budget."""
     own = task.server_names
+    count = sum(tool_count(n) for n in own)
+    if count > budget:
+        raise ValueError(f"task {task.id}: its own servers hold {count} tools, over the tool budget of {budget} "
+                         "(--tool-budget)")
     others = sorted(n for n in app_names() if n not in own and get_app(n).library is None)
-    extra = random.Random(pool_seed(task.id, size)).sample(others, max(0, min(size - len(own), len(others))))
-    return own + extra
+    pool = list(own)
+    for name in random.Random(pool_seed(task.id, size)).sample(others, len(others)):
+        if len(pool) >= size:
+            break
+        if count + tool_count(name) <= budget:
+            pool.append(name)
+            count += tool_count(name)
+    return pool
 
 
 def result_score(acc: float) -> float:
@@ -105,7 +122,9 @@ class LiveMCP101Protocol(PersonaProtocol):
     )
     report_groups = "by_difficulty"
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
-                      tuple(range(1, 61))),)
+                      bounds=(1, 60)),
+               Option("tool_budget", TOOL_BUDGET, "most tools a pool may hold (seeded servers are added only "
+                                                  "within it)", bounds=(1, 10_000)))
     max_rounds = 30
 
     def task_problems(self, task: Task) -> list[str]:
@@ -115,9 +134,11 @@ class LiveMCP101Protocol(PersonaProtocol):
         return problems
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
-        size = self.settings(settings)["pool_size"]
-        servers = draw_pool(task, size) if tools == "selected" else super().pool(task, settings, "all").servers
-        return PoolSpec(servers, description={"servers": servers, "pool_size": size,
+        chosen = self.settings(settings)
+        size, budget = chosen["pool_size"], chosen["tool_budget"]
+        servers = draw_pool(task, size, budget) if tools == "selected" else super().pool(task, settings, "all").servers
+        return PoolSpec(servers, description={"servers": servers, "pool_size": size, "tool_budget": budget,
+                                              "tools": sum(tool_count(n) for n in servers),
                                               "seed": pool_seed(task.id, size)})
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from mcp_persona.agents.prompts import system_prompt, user_prompt
-from mcp_persona.apps import app_names, get_app
 from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
@@ -32,6 +32,14 @@ if TYPE_CHECKING:
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
+
+
+@cache
+def suite_servers(suite: str) -> tuple[str, ...]:
+    """Every server some task of the bundled ``suite`` uses, sorted."""
+    from mcp_persona.tasks import load_tasks
+
+    return tuple(sorted({name for task in load_tasks(suite) for name in task.server_names}))
 
 
 class PersonaProtocol(Protocol):
@@ -57,8 +65,9 @@ class PersonaProtocol(Protocol):
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         if tools == "selected":
             return PoolSpec(task.server_names)
-        # every app of the platform, the task's own first; a protocol's private tool library stays out
-        others = [n for n in app_names() if n not in task.server_names and get_app(n).library is None]
+        # the paper's "all tools": every server of the protocol's own suite, the task's own first (not every
+        # server the platform ships: the other suites' servers are no part of this benchmark)
+        others = [n for n in suite_servers(self.name) if n not in task.server_names]
         return PoolSpec(task.server_names + others)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
