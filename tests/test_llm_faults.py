@@ -411,7 +411,8 @@ def test_requests_in_flight_follow_the_run_flags(
                                       server.url, "--limit", "12", "--concurrency", "12", "--run-dir",
                                       str(tmp_path / "run"), *flags])
     assert result.exit_code == 0, result.output
-    assert len(server.requests) == 12
+    assert len(server.requests) == 1 + 12  # the preflight request, then one per episode
+    assert "connectivity check" in server.requests[0]["messages"][0]["content"]
     assert server.max_in_flight == expected  # more than the old fixed 8 when asked; never more than asked
 
 

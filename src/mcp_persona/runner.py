@@ -45,6 +45,7 @@ class RunConfig:
     judge_policy: Literal["complement", "replace"] = "complement"
     protocol: str = DEFAULT_PROTOCOL
     protocol_options: dict[str, Any] = field(default_factory=dict)
+    model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -179,6 +180,39 @@ def state_changes(env: Environment) -> list[str]:
             for change in diff_states(env.apps[name].app.hierarchy, env.initial[name], final[name])]
 
 
+class RunStopped(RuntimeError):
+    """The run was stopped before its end (the circuit breaker tripped); what was stored stays stored."""
+
+
+class CircuitBreaker:
+    """Stops a run whose model endpoint keeps failing: the same kind of endpoint failure (after the client's
+    own retries) ending ``limit`` episodes in a row. An episode that ends well resets the count; errors that
+    are not the endpoint's (an environment that cannot open, a broken agent) neither count nor reset."""
+
+    def __init__(self, limit: int = 3) -> None:
+        if limit < 1:
+            raise ValueError("the circuit breaker's limit must be at least 1")
+        self.limit = limit
+        self.category: str | None = None
+        self.count = 0
+        self.last_error: str | None = None
+
+    def observe(self, record: EpisodeRecord) -> str | None:
+        """Note a finished episode; return why the run must stop, or None."""
+        category = record.trajectory.error_category if record.status == "error" else None
+        if record.status != "error":
+            self.category, self.count = None, 0
+            return None
+        if category is None:
+            return None
+        self.count = self.count + 1 if category == self.category else 1
+        self.category, self.last_error = category, record.error
+        if self.count >= self.limit:
+            return (f"{self.count} episodes in a row failed on the model endpoint ([{category}]); "
+                    f"last: {self.last_error}")
+        return None
+
+
 async def run_suite(
     tasks: Sequence[Task],
     agent: Agent,
@@ -193,12 +227,17 @@ async def run_suite(
     settings: dict[str, Any] | None = None,
     on_start: Callable[[Task, int], None] | None = None,
     on_done: Callable[[EpisodeRecord], None] | None = None,
+    breaker: CircuitBreaker | None = None,
 ) -> int:
-    """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now."""
+    """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now.
+
+    With ``breaker``, RunStopped when it trips: the episodes in flight are cancelled (not stored, so
+    ``--resume`` runs them), every finished one is stored."""
     if concurrency < 1 or trials < 1:
         raise ValueError("concurrency and trials must be at least 1")
     todo = pending(tasks, store, trials)
     limiter = anyio.CapacityLimiter(concurrency)
+    stopped: list[str] = []
 
     async def one(task: Task, epoch: int) -> None:
         async with limiter:
@@ -209,10 +248,15 @@ async def run_suite(
             store.write(record)
             if on_done is not None:
                 on_done(record)
+            if breaker is not None and (why := breaker.observe(record)) is not None and not stopped:
+                stopped.append(why)
+                tg.cancel_scope.cancel()
 
     async with anyio.create_task_group() as tg:
         for task, epoch in todo:
             tg.start_soon(one, task, epoch)
+    if stopped:
+        raise RunStopped(stopped[0])
     return len(todo)
 
 

@@ -97,8 +97,9 @@ class RunStore:
                 "or choose another --run-dir"
             )
         keys = ("suite", "agent", "model", "tools", "max_rounds", "context_distractors", "skills", "trials", "judge",
-                "judge_policy", "protocol", "protocol_options")
-        older = {"protocol": "persona", "protocol_options": {}}  # runs stored before protocols existed
+                "judge_policy", "protocol", "protocol_options", "model_settings")
+        # runs stored before protocols, and before generation settings, existed
+        older: dict[str, Any] = {"protocol": "persona", "protocol_options": {}, "model_settings": {}}
         diff = [k for k in keys if stored.get(k, older.get(k)) != config.get(k, older.get(k))]
         if diff:
             detail = ", ".join(f"{k}: stored {stored.get(k)!r} vs now {config.get(k)!r}" for k in diff)

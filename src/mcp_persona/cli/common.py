@@ -6,8 +6,15 @@ import fnmatch
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mcp_persona.tasks import Task
+
+# Exit codes of the commands (documented in the README): 2 a usage error (a flag, a file), 3 a run that
+# finished with errored episodes, 4 a run stopped by its model endpoint (the preflight, the circuit breaker).
+EXIT_USAGE = 2
+EXIT_EPISODE_ERRORS = 3
+EXIT_ENDPOINT = 4
 
 console = Console()
 err = Console(stderr=True)
@@ -15,8 +22,13 @@ err = Console(stderr=True)
 
 def fail(message: str) -> typer.Exit:
     """Print ``message`` as an error and return the exit (code 2) for the caller to raise."""
-    err.print(f"[red]error:[/red] {message}")
-    return typer.Exit(2)
+    error_line(message)
+    return typer.Exit(EXIT_USAGE)
+
+
+def error_line(message: str) -> None:
+    """``error: message`` on stderr, on one line however wide the terminal (brackets shown as they are)."""
+    err.print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
 
 
 def load_suite(suite: str, only: str | None = None) -> list[Task]:

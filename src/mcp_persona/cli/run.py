@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import os
+import shlex
+import sys
+from collections.abc import Sequence
 from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from mcp_persona.cli.common import console, err, fail, load_suite
+from mcp_persona.cli.common import (
+    EXIT_ENDPOINT,
+    EXIT_EPISODE_ERRORS,
+    console,
+    err,
+    error_line,
+    fail,
+    load_suite,
+)
 from mcp_persona.store import EpisodeRecord
 
 
@@ -31,6 +43,15 @@ class JudgePolicy(StrEnum):
 class ToolsKind(StrEnum):
     selected = "selected"
     all = "all"
+
+
+class ApiLimits(StrEnum):
+    auto = "auto"
+    openai = "openai"
+    anthropic = "anthropic"
+    compatible = "compatible"
+    none = "none"
+
 
 def run(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
@@ -71,6 +92,31 @@ def run(
         help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
     pool_size: Annotated[int | None, typer.Option(
         help="livemcp101: servers per task pool, the task's own plus seeded others (default 15)")] = None,
+    tool_budget: Annotated[int | None, typer.Option(
+        help="livemcp101: most tools a pool may hold; seeded servers are added only within it (default 128)")] = None,
+    temperature: Annotated[float | None, typer.Option(
+        help="sampling temperature (default: 0 on OpenAI-compatible chat models, the provider's otherwise)")] = None,
+    top_p: Annotated[float | None, typer.Option(help="nucleus sampling (default: the provider's)")] = None,
+    max_tokens: Annotated[int | None, typer.Option(
+        help="most tokens per answer, reasoning included (default 4096; local 256)")] = None,
+    seed: Annotated[int | None, typer.Option(help="sampling seed, where the API has one (not Anthropic)")] = None,
+    reasoning_effort: Annotated[str | None, typer.Option(
+        help="reasoning models: OpenAI none|minimal|low|medium|high|xhigh; Anthropic low|medium|high|xhigh|max")] = (
+        None),
+    thinking_budget: Annotated[int | None, typer.Option(
+        help="Anthropic extended thinking: budget_tokens (>= 1024, below --max-tokens)")] = None,
+    api_limits: Annotated[ApiLimits, typer.Option(
+        help="request limits to hold requests to: auto (by provider and URL), openai (128 tools; for gateways "
+             "that forward to OpenAI), anthropic, compatible (vLLM, Ollama: no tool maximum), none")] = (
+        ApiLimits.auto),
+    request_timeout: Annotated[float, typer.Option(min=1.0, help="seconds per model request attempt")] = 180.0,
+    max_attempts: Annotated[int, typer.Option(
+        min=1, max=20, help="attempts per model request (retries of rate limits, 5xx, timeouts)")] = 5,
+    max_consecutive_errors: Annotated[int, typer.Option(
+        min=0, help="stop the run when this many episodes in a row fail on the model endpoint the same way "
+                    "(0: never)")] = 3,
+    preflight_check: Annotated[bool, typer.Option(
+        "--preflight/--no-preflight", help="one small request to each endpoint before the first episode")] = True,
     one_call_per_turn: Annotated[bool, typer.Option(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
 ) -> None:
@@ -78,10 +124,10 @@ def run(
     from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
-    from mcp_persona.llm import ModelError, make_client
+    from mcp_persona.llm import ModelError, ModelSettings, RetryPolicy, make_client
     from mcp_persona.protocols import get_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
-    from mcp_persona.runner import Judging, RunConfig, pending, run_suite
+    from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
     from mcp_persona.store import RunStore, RunStoreError
     from mcp_persona.tasks import TaskFileError, suite_info
 
@@ -102,7 +148,7 @@ def run(
     try:
         protocol = get_protocol(suite_info(suite).protocol)
         given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
-                                   "pool_size": pool_size}.items() if v is not None}
+                                   "pool_size": pool_size, "tool_budget": tool_budget}.items() if v is not None}
         settings = protocol.settings(given)
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:
@@ -118,14 +164,24 @@ def run(
         raise fail(str(exc)) from exc
     if not takes_model and skills != "none":
         raise fail("--skills only changes what a model agent is told; use it with --agent model")
+    model_settings = ModelSettings(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed,
+                                   reasoning_effort=reasoning_effort, thinking_budget=thinking_budget)
+    if not takes_model and model_settings.to_dict():
+        raise fail(f"--{next(iter(model_settings.to_dict())).replace('_', '-')} is a model setting; use it with "
+                   "--agent model or copilot")
+    retry = RetryPolicy(max_attempts=max_attempts, timeout_s=request_timeout)
+    client = None
     if takes_model:
         kind = CopilotAgent if agent is AgentKind.copilot else ModelAgent
         try:
-            client = make_client(model or "", base_url=base_url, api_key_env=api_key_env,
-                                 max_concurrency=max_requests or concurrency)
+            client = make_client(model or "", base_url=base_url, api_key_env=api_key_env, retry=retry,
+                                 max_concurrency=max_requests or concurrency, settings=model_settings,
+                                 api_limits=api_limits.value)
             runner_agent = kind(client, max_rounds=max_rounds, skills=skill_set)
         except (ValueError, ModelError) as exc:
             raise fail(str(exc)) from exc
+        if agent is AgentKind.model:
+            check_pool_limits(client, protocol, tasks, settings, tools.value)
     else:
         runner_agent = (ReferenceAgent(one_call_per_turn=one_call_per_turn) if agent is AgentKind.reference
                         else NoopAgent())
@@ -134,17 +190,21 @@ def run(
         spec = judge_spec(judge)
         if spec is not None:
             check_self_judge(runner_agent.model, spec, allow=allow_self_judge)
-            judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env,
+            judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env, retry=retry,
                                        max_concurrency=judge_max_requests or concurrency, scope="judge")
             check_self_judge(runner_agent.model, judge_client.name, allow=allow_self_judge)
             judging = Judging.with_client(judge_client, judge_policy.value)
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
         raise fail(str(exc)) from exc
+    if preflight_check:
+        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.checkpoint.client if judging else None,
+                                                                   "judge")) if c is not None]
+        check_endpoints(endpoints)
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
                        trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
-                       protocol_options=settings)
+                       protocol_options=settings, model_settings=model_settings.to_dict())
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -153,18 +213,93 @@ def run(
         store.begin(config.to_dict(), resume=resume)
     except RunStoreError as exc:
         raise fail(str(exc)) from exc
+    breaker = CircuitBreaker(max_consecutive_errors) if max_consecutive_errors and takes_model else None
+    stopped: str | None = None
     with Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as progress:
         status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))))
-        anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                    context_distractors=context_distractors, trials=trials, judging=judging,
-                                    protocol=protocol, settings=settings, on_start=status.started,
-                                    on_done=status.finished))
+        try:
+            anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
+                                        context_distractors=context_distractors, trials=trials, judging=judging,
+                                        protocol=protocol, settings=settings, on_start=status.started,
+                                        on_done=status.finished, breaker=breaker))
+        except RunStopped as exc:
+            stopped = str(exc)
     summary = build_summary(config, tasks, store.records())
     store.close()
     path = write_summary(run_dir, summary)
-    print_summary(summary, console)
+    finish = resume_command(run_dir)
+    if stopped is not None:
+        error_line(f"run stopped: {stopped}")
+        err.print(f"{summary['n_episodes']} of {len(tasks) * trials} episodes are stored; once the endpoint works, "
+                  f"finish with:\n  {escape(finish)}", soft_wrap=True)
+        raise typer.Exit(EXIT_ENDPOINT)
+    errors = summary["errors"]
+    if summary["n_scored"]:
+        print_summary(summary, console)
     console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
+    if errors["n"]:
+        classes = ", ".join(f"{k} {v}" for k, v in errors["by_class"].items())
+        lead = "no episode was scored" if not summary["n_scored"] else "the scores count them as failures"
+        error_line(f"{errors['n']} of {summary['n_episodes']} episodes errored ({classes}); {lead}")
+        for cls, message in errors["first"].items():
+            err.print(f"  {cls}: {escape(message)}", soft_wrap=True)
+        err.print(f"errored episodes are run again by:\n  {escape(finish)}", soft_wrap=True)
+        raise typer.Exit(EXIT_EPISODE_ERRORS)
+
+
+def check_pool_limits(client: Any, protocol: Any, tasks: Sequence[Any], settings: dict[str, Any],
+                      tools: str) -> None:
+    """Refuse, before anything is sent, a run whose tool pools the client's API takes no request of."""
+    limits = getattr(client, "limits", None)
+    if limits is None or limits.max_tools is None:
+        return
+    over: list[tuple[str, int]] = []
+    for task in tasks:
+        try:
+            count = protocol.tool_count(protocol.pool(task, settings, tools))
+        except (KeyError, ValueError) as exc:
+            raise fail(str(exc)) from exc
+        if count > limits.max_tools:
+            over.append((task.id, count))
+    if not over:
+        return
+    most = max(n for _, n in over)
+    if protocol.route_library is not None:
+        way = ("the paper's agent is the copilot, which reaches the library through two tools: "
+               "use --agent copilot")
+    elif tools == "all":
+        way = "use --tools selected, or a provider without that limit (Anthropic, a vLLM --base-url)"
+    else:
+        way = "lower --tool-budget or --pool-size, or use a provider without that limit"
+    raise fail(f"{len(over)} of {len(tasks)} tasks would offer the model up to {most} tools a request; "
+               f"{limits.api} takes at most {limits.max_tools} ({way}; --api-limits none if your endpoint "
+               "accepts more)")
+
+
+def check_endpoints(endpoints: Sequence[tuple[Any, str]]) -> None:
+    """The preflight request to each endpoint; the first that fails stops the run (exit 4) with its cause."""
+    from mcp_persona.llm.preflight import PreflightError, preflight
+
+    async def check() -> None:
+        for client, role in endpoints:
+            await preflight(client, role=role, with_tools=role == "agent")
+
+    try:
+        anyio.run(check)
+    except PreflightError as exc:
+        error_line(str(exc))
+        raise typer.Exit(EXIT_ENDPOINT) from exc
+
+
+def resume_command(run_dir: Path) -> str:
+    """This very command line, made to finish the run in ``run_dir``."""
+    args = list(sys.argv[1:])
+    if "--resume" not in args:
+        args.append("--resume")
+    if not any(a == "--run-dir" or a.startswith("--run-dir=") for a in args):
+        args += ["--run-dir", str(run_dir)]
+    return "mcp-persona " + " ".join(shlex.quote(a) for a in args)
 
 
 class LiveStatus:

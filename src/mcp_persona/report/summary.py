@@ -23,7 +23,32 @@ from mcp_persona.trajectory import Trajectory
 def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
     by_id = {t.id for t in tasks}
     records = [r for r in records if r.task_id in by_id]
-    return get_protocol(config.protocol).summarize(config, tasks, records)
+    summary = get_protocol(config.protocol).summarize(config, tasks, records)
+    summary["n_scored"] = sum(1 for r in records if r.status == "ok")
+    summary["errors"] = error_classes(records)
+    return summary
+
+
+def error_class(record: EpisodeRecord) -> str:
+    """Why an errored episode erred, in a word: the model endpoint's failure category (``auth``,
+    ``connection``, ``request_limit``, ...), else ``environment`` (the task's servers could not open) or
+    ``agent`` (the agent crashed)."""
+    if record.trajectory.error_category:
+        return record.trajectory.error_category
+    return "environment" if (record.error or "").startswith("environment") else "agent"
+
+
+def error_classes(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+    """Errored episodes by class, with the first message of each class."""
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for r in records:
+        if r.status == "error":
+            cls = error_class(r)
+            counts[cls] = counts.get(cls, 0) + 1
+            first.setdefault(cls, (r.error or "")[:300])
+    return {"n": sum(counts.values()), "by_class": dict(sorted(counts.items(), key=lambda kv: -kv[1])),
+            "first": first}
 
 
 def usage_metrics(records: Sequence[EpisodeRecord]) -> dict[str, float]:

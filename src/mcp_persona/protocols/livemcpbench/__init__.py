@@ -116,6 +116,12 @@ class LiveMCPBenchProtocol(Protocol):
         servers = library_servers()
         return PoolSpec(servers, description={"library": "livemcptool", "servers": len(servers)})
 
+    def tool_count(self, spec: PoolSpec) -> int:
+        from mcp_persona.livemcptool import catalogue
+
+        entries = catalogue()
+        return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
+
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
 
