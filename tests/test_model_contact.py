@@ -415,3 +415,15 @@ def test_reasoning_text_is_kept_in_the_trajectory(server: FaultServer) -> None:
     record = anyio.run(lambda: run_episode(load_tasks("persona")[0], ModelAgent(client)))
     assert record.trajectory.model_calls[0].reasoning == "thinking it over"
     assert "reasoning_content" not in server.requests[-1]["messages"][-1]  # never sent back
+
+
+def test_report_labels_carry_the_settings_that_change_a_score() -> None:
+    from mcp_persona.report.load import run_label
+
+    base = {"agent": "model", "model": "openai:gpt-4o", "protocol": "livemcp101",
+            "protocol_options": {"pool_size": 15, "tool_budget": 128}}
+    assert run_label(base) == "openai:gpt-4o"
+    assert run_label({**base, "protocol_options": {"pool_size": 10, "tool_budget": 128}}) == \
+        "openai:gpt-4o · pool_size=10"
+    assert run_label({**base, "model_settings": {"temperature": 0.7, "reasoning_effort": "high"}}) == \
+        "openai:gpt-4o · temperature=0.7 · reasoning_effort=high"

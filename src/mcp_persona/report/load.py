@@ -248,6 +248,19 @@ def _settings(config: dict[str, Any]) -> list[str]:
         if value is not None and value != default:
             short = "distractors" if key == "context_distractors" else key
             parts.append(f"{short}={Path(value).name if key == 'skills' else value}")
+    # the protocol's options away from their defaults (K, distractors, pool size, tool budget), then the
+    # generation settings that were set: runs that differ in either score differently
+    protocol = config.get("protocol")
+    if protocol:
+        from mcp_persona.protocols import get_protocol
+
+        try:
+            defaults = {o.name: o.default for o in get_protocol(protocol).options}
+        except KeyError:
+            defaults = {}
+        parts += [f"{k}={v}" for k, v in sorted((config.get("protocol_options") or {}).items())
+                  if defaults.get(k) != v]
+    parts += [f"{k}={v}" for k, v in (config.get("model_settings") or {}).items()]
     return parts
 
 
