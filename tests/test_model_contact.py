@@ -427,3 +427,66 @@ def test_report_labels_carry_the_settings_that_change_a_score() -> None:
         "openai:gpt-4o · pool_size=10"
     assert run_label({**base, "model_settings": {"temperature": 0.7, "reasoning_effort": "high"}}) == \
         "openai:gpt-4o · temperature=0.7 · reasoning_effort=high"
+
+
+# --- the first hour: interrupted runs, resume with the stored flags, samples, progress lines -----------------
+
+
+def _start(args: list[str], env_extra: dict[str, str] | None = None) -> Any:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test", "COLUMNS": "200", **(env_extra or {})}
+    return subprocess.Popen([sys.executable, "-m", "mcp_persona", "run", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("signum", "code"), [(2, 130), (15, 143)])
+def test_an_interrupted_run_says_how_to_finish_and_that_finishes_it(
+        server: FaultServer, tmp_path: Path, signum: int, code: int) -> None:
+    server.default = ("slow", 0.4, completion("done"))
+    run_dir = tmp_path / "run"
+    proc = _start(["--suite", "persona", "--agent", "model", "--model", "openai:fake-model", "--base-url",
+                   server.url, "--sample", "8", "--sample-seed", "3", "--temperature", "0.2", "--run-dir",
+                   str(run_dir)])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(server.requests) < 4:  # the preflight and three episodes
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == code, stderr
+    assert "interrupted:" in stderr and "episodes are saved" in stderr
+    finish = stderr.split("finish the run with:")[1].strip().splitlines()[0]
+    assert finish == f"mcp-persona run --resume --run-dir {run_dir}"
+    saved = len(RunStore(run_dir).finished())
+    assert 1 <= saved < 8
+    server.default = OK
+    before = len(server.requests)
+    proc = _start(finish.split()[2:])  # the printed command, as is: the store holds every other flag
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["n_episodes"] == 8 and summary["model_settings"] == {"temperature": 0.2}
+    assert len(server.requests) - before == 1 + 8 - saved  # the preflight, then only the unsaved episodes
+    assert all(r["temperature"] == 0.2 for r in server.requests[before:])
+    assert f"episodes {8 - saved}/{8 - saved}" in err  # a progress line: stderr is a pipe here
+
+
+def test_a_sample_spreads_over_categories_and_is_seeded() -> None:
+    from mcp_persona.cli.run import sample_tasks
+
+    tasks = load_tasks("persona")
+    one = sample_tasks(tasks, 14, seed=1)
+    assert len(one) == 14 and one == sample_tasks(tasks, 14, seed=1)
+    assert len({t.category for t in one}) == len({t.category for t in tasks}) == 7  # two of each
+    assert sample_tasks(tasks, 14, seed=2) != one
+    assert len(sample_tasks(tasks[:5], 50)) == 5
+
+
+def test_an_empty_task_file_is_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    result = _run("--suite", str(empty), "--run-dir", str(tmp_path / "run"))
+    assert result.exit_code == 2 and "holds no task" in result.output

@@ -46,6 +46,7 @@ class RunConfig:
     protocol: str = DEFAULT_PROTOCOL
     protocol_options: dict[str, Any] = field(default_factory=dict)
     model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
+    flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

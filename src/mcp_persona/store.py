@@ -125,3 +125,20 @@ class RunStore:
     def records(self) -> list[EpisodeRecord]:
         rows = self._db.execute("SELECT record FROM episodes ORDER BY task_id, epoch")
         return [EpisodeRecord.model_validate_json(r[0]) for r in rows]
+
+
+def read_config(run_dir: Path) -> dict[str, Any] | None:
+    """The config of the run stored in ``run_dir``, read without creating or changing anything; None when the
+    folder holds no readable run."""
+    path = Path(run_dir) / STORE_FILE
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return json.loads(row[0]) if row else None

@@ -39,6 +39,8 @@ def load_suite(suite: str, only: str | None = None) -> list[Task]:
         tasks = load_tasks(suite)
     except TaskFileError as exc:
         raise fail(str(exc)) from exc
+    if not tasks:
+        raise fail(f"{suite!r} holds no task: a task file needs one task object or a non-empty list of them")
     if only is not None:
         patterns = [p.strip() for p in only.split(",") if p.strip()]
         tasks = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in patterns)]

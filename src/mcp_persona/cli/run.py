@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import random
 import shlex
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from datetime import datetime
-from enum import StrEnum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -54,6 +58,7 @@ class ApiLimits(StrEnum):
 
 
 def run(
+    ctx: typer.Context,
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
     agent: Annotated[AgentKind, typer.Option(help="reference replays gold; noop is the floor")] = AgentKind.reference,
     model: Annotated[str | None, typer.Option(
@@ -67,6 +72,9 @@ def run(
     only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
         None),
     limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
+    sample: Annotated[int | None, typer.Option(
+        min=1, help="run a seeded sample of N tasks drawn across categories")] = None,
+    sample_seed: Annotated[int, typer.Option(help="the seed of --sample")] = 0,
     concurrency: Annotated[int, typer.Option(min=1, max=64, help="episodes run at once")] = 1,
     max_requests: Annotated[int | None, typer.Option(
         min=1, max=256, help="model requests in flight to the agent's endpoint (default: --concurrency)")] = None,
@@ -121,6 +129,10 @@ def run(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
+    flags = dict(locals())  # the parameters alone: nothing else is bound yet
+    del flags["ctx"]
+    if resume and run_dir is not None and (merged := stored_flags(ctx, flags, run_dir)) != flags:
+        return run(ctx, **merged)  # the flags not given now are the stored run's
     from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
@@ -156,8 +168,12 @@ def run(
     if agent is AgentKind.copilot and protocol.route_library is None:
         raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
                    "(use --suite livemcpbench)")
+    if limit is not None and sample is not None:
+        raise fail("--limit takes the first N tasks and --sample a seeded sample of N: give one of them")
     if limit is not None:
         tasks = tasks[:limit]
+    if sample is not None:
+        tasks = sample_tasks(tasks, sample, sample_seed)
     try:
         skill_set = Skills(skills)
     except SkillsError as exc:
@@ -204,10 +220,15 @@ def run(
     config = RunConfig(suite=suite_name, agent=agent.value, model=runner_agent.model, tools=tools.value,
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
                        trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
-                       protocol_options=settings, model_settings=model_settings.to_dict())
+                       protocol_options=settings, model_settings=model_settings.to_dict(),
+                       flags=plain_flags(flags))
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
+        n = 1
+        while run_dir.exists():  # two runs started within one second
+            n += 1
+            run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}-{n}"
     store = RunStore(run_dir)
     try:
         store.begin(config.to_dict(), resume=resume)
@@ -215,20 +236,31 @@ def run(
         raise fail(str(exc)) from exc
     breaker = CircuitBreaker(max_consecutive_errors) if max_consecutive_errors and takes_model else None
     stopped: str | None = None
+    finish = resume_command(run_dir)
+    interrupted: int | None = None
     with Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as progress:
-        status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))))
+        status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))),
+                            plain=not err.is_terminal)
         try:
-            anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                        context_distractors=context_distractors, trials=trials, judging=judging,
-                                        protocol=protocol, settings=settings, on_start=status.started,
-                                        on_done=status.finished, breaker=breaker))
+            with terminate_as_interrupt() as caught:
+                anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
+                                            context_distractors=context_distractors, trials=trials,
+                                            judging=judging, protocol=protocol, settings=settings,
+                                            on_start=status.started, on_done=status.finished, breaker=breaker))
         except RunStopped as exc:
             stopped = str(exc)
+        except KeyboardInterrupt:
+            interrupted = caught.exit_code
+    if interrupted is not None:
+        saved = len(store.finished())
+        store.close()
+        err.print(f"interrupted: {saved} of {len(tasks) * trials} episodes are saved in {escape(str(run_dir))}; "
+                  f"finish the run with:\n  {escape(resume_command(run_dir, bare=True))}", soft_wrap=True)
+        raise typer.Exit(interrupted)
     summary = build_summary(config, tasks, store.records())
     store.close()
     path = write_summary(run_dir, summary)
-    finish = resume_command(run_dir)
     if stopped is not None:
         error_line(f"run stopped: {stopped}")
         err.print(f"{summary['n_episodes']} of {len(tasks) * trials} episodes are stored; once the endpoint works, "
@@ -238,6 +270,11 @@ def run(
     if summary["n_scored"]:
         print_summary(summary, console)
     console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
+    if model == "local":
+        console.print("The bundled local model (SmolLM2, 135M parameters) is expected to score about 0: it shows "
+                      "the whole loop runs offline, not what a capable model does.")
+    console.print(f"look at it: mcp-persona report {shlex.quote(str(run_dir))} --html "
+                  f"{shlex.quote(str(run_dir / 'report.html'))}", soft_wrap=True)
     if errors["n"]:
         classes = ", ".join(f"{k} {v}" for k, v in errors["by_class"].items())
         lead = "no episode was scored" if not summary["n_scored"] else "the scores count them as failures"
@@ -292,8 +329,76 @@ def check_endpoints(endpoints: Sequence[tuple[Any, str]]) -> None:
         raise typer.Exit(EXIT_ENDPOINT) from exc
 
 
-def resume_command(run_dir: Path) -> str:
-    """This very command line, made to finish the run in ``run_dir``."""
+def stored_flags(ctx: typer.Context, flags: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """``flags`` with every one not given on this command line taken from the run stored in ``run_dir`` (so
+    ``--resume --run-dir DIR`` alone finishes a run as it was started); ``flags`` as they are when the folder
+    holds no run made with stored flags."""
+    from mcp_persona.store import read_config
+
+    stored = (read_config(run_dir) or {}).get("flags")
+    if not isinstance(stored, dict):
+        return flags
+    merged = dict(flags)
+    for name, value in stored.items():
+        if name not in flags or name in ("resume", "run_dir"):
+            continue
+        source = ctx.get_parameter_source(name)  # by name: typer may carry a click of its own
+        if source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
+            current = flags[name]
+            merged[name] = type(current)(value) if isinstance(current, Enum) and value is not None else value
+    return merged
+
+
+def plain_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """The command's flags as JSON values, for the store (``--resume`` alone reuses them)."""
+    return {k: v.value if isinstance(v, Enum) else str(v) if isinstance(v, Path) else v
+            for k, v in flags.items() if k not in ("resume", "run_dir")}
+
+
+def sample_tasks(tasks: Sequence[Any], n: int, seed: int = 0) -> list[Any]:
+    """A seeded sample of ``n`` tasks spread over the categories: a category at a time, in turn, each giving
+    its next task of a seeded shuffle; the sample keeps the suite's order."""
+    by_category: dict[str, list[Any]] = {}
+    for task in tasks:
+        by_category.setdefault(task.category, []).append(task)
+    rng = random.Random(seed)
+    queues = [rng.sample(group, len(group)) for _, group in sorted(by_category.items())]
+    rng.shuffle(queues)
+    chosen: set[str] = set()
+    while len(chosen) < min(n, len(tasks)):
+        for queue in queues:
+            if queue and len(chosen) < n:
+                chosen.add(queue.pop().id)
+    return [t for t in tasks if t.id in chosen]
+
+
+class terminate_as_interrupt:
+    """SIGTERM handled as Ctrl-C (a run stops the same way and says how to finish it); ``exit_code`` is the
+    shell's code for the signal that stopped it (130 SIGINT, 143 SIGTERM)."""
+
+    def __init__(self) -> None:
+        self.exit_code = 130
+        self._previous: Any = None
+
+    def _on_term(self, signum: int, frame: Any) -> None:
+        self.exit_code = 143
+        os.kill(os.getpid(), signal.SIGINT)  # the event loop's own Ctrl-C path: episodes cancelled cleanly
+
+    def __enter__(self) -> terminate_as_interrupt:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._on_term)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+
+def resume_command(run_dir: Path, *, bare: bool = False) -> str:
+    """This very command line, made to finish the run in ``run_dir``; ``bare``: only ``--resume --run-dir``
+    (the store holds the rest)."""
+    if bare:
+        return f"mcp-persona run --resume --run-dir {shlex.quote(str(run_dir))}"
     args = list(sys.argv[1:])
     if "--resume" not in args:
         args.append("--resume")
@@ -303,12 +408,18 @@ def resume_command(run_dir: Path) -> str:
 
 
 class LiveStatus:
-    """The status line under the progress bar: episodes running and failed, tokens and cost so far."""
+    """The status line under the progress bar: episodes running and failed, tokens and cost so far. Outside
+    a terminal (a pipe, nohup, CI) the bar shows nothing, so ``plain`` prints the status as a line of its own
+    every few episodes."""
 
-    def __init__(self, progress: Progress, bar: TaskID) -> None:
+    def __init__(self, progress: Progress, bar: TaskID, *, plain: bool = False) -> None:
         self.progress, self.bar = progress, bar
-        self.running = self.failed = self.tokens_in = self.tokens_out = 0
+        self.running = self.failed = self.tokens_in = self.tokens_out = self.done = 0
         self.cost: float | None = 0.0
+        self.plain = plain
+        self.total = int(progress.tasks[0].total or 0) if progress.tasks else 0
+        self.every = max(1, min(10, self.total // 20))
+        self.start = time.monotonic()
 
     def started(self, _task: object, _epoch: int) -> None:
         self.running += 1
@@ -323,12 +434,18 @@ class LiveStatus:
         if record.trajectory.model_calls:
             self.cost = None if self.cost is None or cost is None else self.cost + cost
         self.progress.advance(self.bar)
+        self.done += 1
         self._show()
+        if self.plain and (self.done % self.every == 0 or self.done == self.total):
+            err.print(f"episodes {self.done}/{self.total} · {time.monotonic() - self.start:.0f} s · "
+                      f"{self._text()}", soft_wrap=True, highlight=False)
+
+    def _text(self) -> str:
+        cost = "cost n/a" if self.cost is None else f"${self.cost:.4f}"
+        return f"running {self.running} · failed {self.failed} · tokens {self.tokens_in:,}/{self.tokens_out:,} · {cost}"
 
     def _show(self) -> None:
-        cost = "cost n/a" if self.cost is None else f"${self.cost:.4f}"
-        self.progress.update(self.bar, description=(
-            f"running {self.running} · failed {self.failed} · tokens {self.tokens_in:,}/{self.tokens_out:,} · {cost}"))
+        self.progress.update(self.bar, description=self._text())
 
 
 def register(app: typer.Typer) -> None:

@@ -32,6 +32,11 @@ def validate(
         parts = [f"{cat} {k}/{n}" for cat, (k, n) in score.items() if cat != "all"]
         k, n = score["all"]
         console.print(f"mutants killed: {k}/{n} ({100 * k / n if n else 100:.1f}%) · " + " · ".join(parts))
+        exempt = sum(1 for m in report.mutations for r in m.survivors if r.exempt)
+        if exempt:
+            console.print(f"{n - k} mutants survive: {exempt} exempted in writing by their task "
+                          "(mutation_exemptions say why that change is not wrong)"
+                          + (f", {n - k - exempt} not (each a problem above)" if n - k > exempt else ""))
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "
                   + ("[green]all valid[/green]" if report.ok else f"[red]{len(report.problems)} problems[/red]"))
     if not report.ok:
