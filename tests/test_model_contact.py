@@ -490,3 +490,16 @@ def test_an_empty_task_file_is_refused(tmp_path: Path) -> None:
     empty.write_text("[]")
     result = _run("--suite", str(empty), "--run-dir", str(tmp_path / "run"))
     assert result.exit_code == 2 and "holds no task" in result.output
+
+
+def test_help_and_task_tables_are_readable_at_80_columns() -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["run", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert result.exit_code == 0
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+    for flag in ("--reasoning-effort", "--max-consecutive-errors", "--preflight / --no-preflight", "--sample-seed"):
+        assert flag in result.output  # whole, never cut with an ellipsis
+    result = runner.invoke(cli, ["tasks", "--suite", "mcpagentbench"], env={"COLUMNS": "80"}, terminal_width=80)
+    ids = [t.id for t in load_tasks("mcpagentbench")]
+    assert all(line.count("│") == 0 or len(line) <= 80 for line in result.output.splitlines())
+    assert sum(i in result.output for i in ids) == len(ids)

@@ -11,7 +11,7 @@ import pkgutil
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Benchmark LLM agents on simulated MCP apps.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="Benchmark LLM agents on simulated MCP apps.")
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name != "common":

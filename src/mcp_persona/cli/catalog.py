@@ -34,8 +34,9 @@ def servers(as_json: Annotated[bool, typer.Option("--json", help="machine-readab
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title=f"{len(rows)} servers, {sum(len(r['tools']) for r in rows)} tools")
-    for col in ("server", "category", "personalized", "contexts", "tools"):
-        table.add_column(col)
+    table.add_column("server", no_wrap=True)  # a name is never cut; the other columns wrap
+    for col in ("category", "personalized", "contexts", "tools"):
+        table.add_column(col, overflow="fold")
     for r in rows:
         table.add_row(r["name"], r["category"], "yes" if r["personalized"] else "no", ", ".join(r["contexts"]),
                       "\n".join(r["tools"]))
@@ -52,8 +53,9 @@ def _livemcptool_servers(as_json: bool) -> None:
     real = [r for r in rows if r["kind"] == "real"]
     table = Table(title=f"livemcptool: {len(rows)} servers ({len(real)} real), {sum(len(r['tools']) for r in rows)} "
                         f"tools")
-    for col in ("server", "kind", "category", "tools"):
-        table.add_column(col)
+    table.add_column("server", no_wrap=True)
+    for col in ("kind", "category", "tools"):
+        table.add_column(col, overflow="fold")
     for r in rows:
         kind = r["kind"]
         if kind == "real" and (why := missing_reason(r["name"])):
@@ -75,8 +77,11 @@ def tasks(
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title=f"{suite}: {len(rows)} tasks")
-    for col in ("id", "category", "difficulty", "servers", "checkpoints", "gold calls"):
-        table.add_column(col)
+    table.add_column("id", no_wrap=True)  # an id is never cut (it is what --tasks takes); the rest wrap
+    for col in ("category", "difficulty", "servers"):
+        table.add_column(col, overflow="fold")
+    for col in ("checks", "gold"):
+        table.add_column(col, justify="right")
     for r in rows:
         table.add_row(r["id"], r["category"], r["difficulty"] or "-", ", ".join(r["servers"]), str(r["checkpoints"]),
                       str(r["gold_calls"]))

@@ -66,7 +66,8 @@ def run(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
     api_key_env: Annotated[str | None, typer.Option(
         help="environment variable with the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")] = None,
-    tools: Annotated[ToolsKind, typer.Option(help="the task's servers, or every server")] = ToolsKind.selected,
+    tools: Annotated[ToolsKind, typer.Option(
+        help="the task's servers, or every server of the suite (the paper's 'all tools')")] = ToolsKind.selected,
     max_rounds: Annotated[int | None, typer.Option(
         min=1, max=200, help="agent rounds per episode (default: the suite's protocol's, 20; livemcp101: 30)")] = None,
     only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
