@@ -11,7 +11,9 @@ import pkgutil
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, help="Benchmark LLM agents on simulated MCP apps.")
+# Plain help text (rich_markup_mode=None): rich's boxed panels cut option names and help at 80 columns.
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Benchmark LLM agents on simulated MCP apps.")
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name != "common":
