@@ -249,6 +249,13 @@ class Page(HTMLParser):
             self._text += data
 
 
+def label_cell(text: str) -> str:
+    """The run label of a leaderboard Run cell ("<run number> · <label> <folder>")."""
+    number, _, rest = text.partition(" · ")
+    assert number.isdigit(), text
+    return rest.split()[0]
+
+
 def parse(html: str) -> Page:
     page = Page()
     page.feed(html)
@@ -272,16 +279,17 @@ def test_html_leaderboard_rows_and_numbers(runs: dict[str, Path]) -> None:
     page = parse(html)
     assert_offline(html, page)
     cats = sorted({t.category for t in suite_tasks()})
-    assert [r[1].split()[0] for r in page.rows] == ["reference", "scripted-test", "noop"]  # ranked by Acc
+    assert [label_cell(r[1]) for r in page.rows] == ["reference", "scripted-test", "noop"]  # ranked by Acc
     ref_row, model_row, noop_row = page.rows
-    # rank, run, episodes, Acc, SR-0.8, Exec-Acc, Strict, categories..., tokens in, tokens out, cost, calls, errors,
-    # time
+    # rank, run, episodes, Acc, SR-0.8, Exec-Acc, Strict, tokens in, tokens out, cost, calls, errors, time (the
+    # categories have a table of their own)
     assert ref_row[0] == "1" and ref_row[2] == str(LIMIT) and ref_row[3:7] == ["100.0", "100.0", "100.0", "100.0"]
     assert noop_row[3:7] == ["0.0", "0.0", "0.0", "0.0"]
     assert "1 err" in model_row[2]
     m = loaded[1].stats()
     assert model_row[3] == f"{100 * m['acc']:.1f}" and model_row[5] == f"{100 * m['exec_acc']:.1f}"
-    k = 7 + len(cats)
+    k = 7
+    assert 'id="leaderboard-groups"' in html and all(f">{c}</th>" in html for c in cats)
     assert model_row[k:k + 2] == [f"{m['avg_input_tokens']:,.0f}", f"{m['avg_output_tokens']:,.0f}"]
     assert model_row[k + 2] == f"${m['cost_usd']:.4f}" and ref_row[k + 2] == "$0"
     assert model_row[k + 3] == "1.0" and model_row[k + 4] == "25.0"
@@ -481,7 +489,7 @@ def test_the_page_renders_in_chromium_without_any_request(runs: dict[str, Path],
     assert 'data-ready="1"' in dom, dom[-3000:]
     assert 'data-fetched="[]"' in dom and 'data-blocked="[]"' in dom
     lb = parse(dom)
-    assert [r[1].split()[0] for r in lb.rows] == ["reference", "scripted-test", "noop"]
+    assert [label_cell(r[1]) for r in lb.rows] == ["reference", "scripted-test", "noop"]
     rows = re.findall(r'<tr data-index="\d+"', dom)
     assert len(rows) == 3 * LIMIT
     view = dom[dom.index('<div id="trajectory">'):]
@@ -576,7 +584,7 @@ def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suit
     page = parse(html)
     assert_offline(html, page)
     (row,) = page.rows
-    assert row[1].split()[0] == "reference" and row[3] == "100.0"
+    assert label_cell(row[1]) == "reference" and row[3] == "100.0"
     heads = re.findall(r'<th class="num sortable" data-col="\d+" data-type="num" title="[^"]*">([^<]*)</th>', html)
     assert heads[1:4] == labels and not {"Acc", "SR-0.8", "Exec-Acc", "Strict"} & set(heads)
 

@@ -114,14 +114,19 @@ def _board_rows(runs: Sequence[Run], cats: Sequence[str], index: Mapping[int, in
             ("Tool errors", pct(s["tool_error_rate"]), s["tool_error_rate"]),
             ("Time", seconds(s["avg_elapsed_s"]), s["avg_elapsed_s"]),
         ]
+        all_cells = [{"key": k, "text": t, "sort": "" if v is None else v} for k, t, v in cells]
         rows.append({"rank": rank, "index": index[id(r)], "run": r, "stats": s,
-                     "cells": [{"key": k, "text": t, "sort": "" if v is None else v} for k, t, v in cells]})
+                     "cells": all_cells})
     # the best value of each score column (the protocol's scores and its groups) is marked
     for col in range(len(columns) + len(cats)):
         values = [row["cells"][col]["sort"] for row in rows if row["cells"][col]["sort"] != ""]
         if len(values) > 1 and max(values) > min(values):
             for row in rows:
                 row["cells"][col]["best"] = row["cells"][col]["sort"] == max(values)
+    # the leaderboard shows the headline scores and costs; the scores by group go to a table of their own
+    for row in rows:
+        row["group_cells"] = row["cells"][len(columns):len(columns) + len(cats)]
+        row["cells"] = row["cells"][:len(columns)] + row["cells"][len(columns) + len(cats):]
     return rows
 
 
