@@ -1,0 +1,76 @@
+"""The README's commands do not rot: every ``mcp-persona`` command in a bash block parses against the CLI as
+written (its subcommands, flags and values exist), and those that run offline in seconds run for real."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+import typer
+
+from mcp_persona.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_commands() -> list[str]:
+    """Every command of the README's bash blocks: continuations joined, ``&&`` chains split, comments dropped."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = "" if line.strip().startswith("#") else re.split(r"\s+#\s", line)[0]
+            commands += [part.strip() for part in line.split("&&") if part.strip()]
+    return commands
+
+
+def cli_commands() -> list[list[str]]:
+    return [shlex.split(c)[1:] for c in readme_commands() if c.startswith("mcp-persona ")]
+
+
+def parse(args: list[str]) -> click.Command:
+    """Resolve ``args`` down to the leaf command and parse its options (no callback runs)."""
+    command: click.Command = typer.main.get_command(app)
+    name = "mcp-persona"
+    while isinstance(command, click.Group):
+        with command.make_context(name, list(args), resilient_parsing=True) as ctx:
+            sub = command.get_command(ctx, args[0])
+        assert sub is not None, f"no command {args[0]!r}"
+        command, name, args = sub, args[0], args[1:]
+    command.make_context(name, list(args))  # raises on an unknown flag or a bad value
+    return command
+
+
+def test_the_readme_has_commands() -> None:
+    assert len(cli_commands()) >= 10
+
+
+@pytest.mark.parametrize("args", cli_commands(), ids=lambda a: " ".join(a)[:60])
+def test_every_readme_command_parses(args: list[str]) -> None:
+    parse(args)
+
+
+# Run as written, in a scratch folder: offline and quick. The rest need an API key, a model download,
+# files the reader makes first (review.jsonl), or minutes; their flags are checked above.
+RUNS = [
+    "mcp-persona run --suite persona --agent reference",
+    'mcp-persona route "current share price of AAPL" --top 3 --json',
+    "mcp-persona gen graph --servers lark,obsidian",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", RUNS)
+def test_readme_commands_run(command: str, tmp_path: Path) -> None:
+    assert command in readme_commands(), "the README no longer has this command: update RUNS"
+    exe = Path(sys.executable).with_name("mcp-persona")
+    args = shlex.split(command)[1:]
+    done = subprocess.run([str(exe), *args], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "COLUMNS": "120"})
+    assert done.returncode == 0, done.stderr[-2000:]
