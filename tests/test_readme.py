@@ -9,8 +9,8 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-import click
 import pytest
 import typer
 
@@ -34,11 +34,12 @@ def cli_commands() -> list[list[str]]:
     return [shlex.split(c)[1:] for c in readme_commands() if c.startswith("mcp-persona ")]
 
 
-def parse(args: list[str]) -> click.Command:
-    """Resolve ``args`` down to the leaf command and parse its options (no callback runs)."""
-    command: click.Command = typer.main.get_command(app)
+def parse(args: list[str]) -> Any:
+    """Resolve ``args`` down to the leaf command and parse its options (no callback runs). Typer may carry a
+    click of its own, so groups are told by what they have, not by class."""
+    command: Any = typer.main.get_command(app)
     name = "mcp-persona"
-    while isinstance(command, click.Group):
+    while hasattr(command, "get_command"):
         with command.make_context(name, list(args), resilient_parsing=True) as ctx:
             sub = command.get_command(ctx, args[0])
         assert sub is not None, f"no command {args[0]!r}"
@@ -47,12 +48,22 @@ def parse(args: list[str]) -> click.Command:
     return command
 
 
-def test_the_readme_has_commands() -> None:
+def test_the_readme_has_commands_and_a_wrong_one_is_caught() -> None:
     assert len(cli_commands()) >= 10
+    for wrong in (["run", "--no-such-flag"], ["run", "--agent", "nobody"], ["no-such-command"],
+                  ["gen", "no-such-step"]):
+        with pytest.raises(Exception):  # noqa: B017 - click's usage errors, or the missing command
+            parse(wrong)
 
 
 @pytest.mark.parametrize("args", cli_commands(), ids=lambda a: " ".join(a)[:60])
-def test_every_readme_command_parses(args: list[str]) -> None:
+def test_every_readme_command_parses(args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # where a reader runs them: the checkout's paths resolve, and files an earlier command writes exist
+    (tmp_path / "src").symlink_to(ROOT / "src")
+    for arg in args:
+        if re.fullmatch(r"[\w.-]+\.jsonl?", arg):
+            (tmp_path / arg).touch()
+    monkeypatch.chdir(tmp_path)
     parse(args)
 
 
