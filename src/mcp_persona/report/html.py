@@ -174,8 +174,10 @@ def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]
 
 
 def render_html(runs: Sequence[Run], *, title: str = "MCP-Persona report", figures: bool = True,
-                failure_counts: Mapping[str, Mapping[str, int]] | None = None) -> str:
-    """The report as one HTML string. ``figures`` embeds the plots (needs matplotlib)."""
+                failure_counts: Mapping[str, Mapping[str, int]] | None = None,
+                extra_figures: Sequence[Mapping[str, str]] = ()) -> str:
+    """The report as one HTML string. ``figures`` embeds the plots (needs matplotlib); ``extra_figures``
+    (title and data URL each, e.g. a sweep's ablation curves) go first."""
     env = Environment(loader=PackageLoader("mcp_persona.report", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True, lstrip_blocks=True)
     cats = categories_of(runs)
@@ -186,7 +188,7 @@ def render_html(runs: Sequence[Run], *, title: str = "MCP-Persona report", figur
         categories=cats,
         boards=_boards(runs),
         intro=_intro(runs),
-        figures=_figures(runs, failure_counts) if figures else [],
+        figures=[*extra_figures, *(_figures(runs, failure_counts) if figures else [])],
         suites=sorted({str(r.config.get("suite")) for r in runs}),
         data_json=script_json(report_data(runs)),
         dash=DASH,
