@@ -202,3 +202,68 @@ def test_missing_and_non_utf8_label_files(tmp_path: Path) -> None:
     path.write_bytes("id,label\ncafé,1\n".encode("latin-1"))
     with pytest.raises(LabelFileError, match="not UTF-8"):
         load_labels(path)
+
+
+# -- agree on a run of every suite ------------------------------------------------------------------
+class HalfGold:
+    """Replays the gold chain on the first and third task and does nothing on the others."""
+
+    name = "half-gold"
+    model = None
+
+    def __init__(self, gold_ids: set[str]) -> None:
+        from mcp_persona.agents import NoopAgent, ReferenceAgent
+
+        self.gold_ids, self.gold, self.noop = gold_ids, ReferenceAgent(), NoopAgent()
+
+    async def run(self, task, env, trajectory) -> None:  # type: ignore[no-untyped-def]
+        await (self.gold if task.id in self.gold_ids else self.noop).run(task, env, trajectory)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", ["persona", "livemcp101", "livemcpbench"])
+def test_agree_works_on_every_suite(suite: str, tmp_path: Path) -> None:
+    import json
+
+    import anyio
+    from typer.testing import CliRunner
+
+    from mcp_persona.cli import app
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.runner import RunConfig, run_suite
+    from mcp_persona.store import RunStore
+    from mcp_persona.tasks import load_tasks, suite_info
+
+    tasks = load_tasks(suite)[:4]
+    protocol = get_protocol(suite_info(suite).protocol)
+    store = RunStore(tmp_path / "run")
+    store.begin(RunConfig(suite=suite, agent="half-gold", model=None, protocol=protocol.name).to_dict(), resume=False)
+    agent = HalfGold({tasks[0].id, tasks[2].id})
+    anyio.run(lambda: run_suite(tasks, agent, store, protocol=protocol))  # type: ignore[arg-type]
+    store.close()
+    labels = Path(__file__).parent / "data" / "labels" / f"{suite}.csv"
+    result = CliRunner().invoke(app, ["agree", str(tmp_path / "run"), "--labels", str(labels), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["overall"]["agreement"] == 1.0 and report["overall"]["kappa"] == 1.0
+    if suite == "livemcp101":  # rules give no trajectory score: those labels are listed, not scored
+        assert report["overall"]["weighted_kappa"] == 1.0 and len(report["judge_unusable"]) == 4
+        assert set(report["by_category"]) == {"result"}
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("id,label\n" + "\n".join(f"nothing_{i},1" for i in range(3)) + "\n")
+    result = CliRunner().invoke(app, ["agree", str(tmp_path / "run"), "--labels", str(wrong)])
+    assert result.exit_code == 2 and "named" in result.output  # says how this run's items are named
+
+
+def test_agree_refuses_a_protocol_without_a_judge(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mcp_persona.cli import app
+
+    run = tmp_path / "run"
+    assert CliRunner().invoke(app, ["run", "--suite", "mcpagentbench", "--agent", "noop", "--limit", "1",
+                                    "--run-dir", str(run)]).exit_code == 0
+    labels = tmp_path / "l.csv"
+    labels.write_text("id,label\nx,1\n")
+    result = CliRunner().invoke(app, ["agree", str(run), "--labels", str(labels)])
+    assert result.exit_code == 2 and "rule-based" in result.output

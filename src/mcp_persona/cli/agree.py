@@ -1,4 +1,6 @@
-"""``mcp-persona agree``: how well a run's checkpoint scores agree with human labels (paper Table 7)."""
+"""``mcp-persona agree``: how well a run's scores agree with human labels, item by item as its protocol's
+paper validates its judge: MCP-Persona's checkpoints (Table 7), LiveMCP-101's result and trajectory scores
+(Likert 1-5, quadratic kappa), LiveMCPBench's task success."""
 
 from __future__ import annotations
 
@@ -12,34 +14,17 @@ from rich.table import Table
 from mcp_persona.cli.common import console, fail
 
 
-def scorer_labels(records: list[Any]) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """Per checkpoint of every episode: the run's score (rules or judge), its task category, and the
-    checkpoints left unscored. Ids are ``TASK#INDEX`` for the first trial, ``TASK#EPOCH#INDEX`` otherwise."""
-    labels: dict[str, str] = {}
-    categories: dict[str, str] = {}
-    unusable: list[str] = []
-    for r in records:
-        if r.status != "ok" or r.score is None:
-            continue
-        for cp in r.score["checkpoints"]:
-            item = f"{r.task_id}#{cp['index']}" if r.epoch == 0 else f"{r.task_id}#{r.epoch}#{cp['index']}"
-            categories[item] = r.category
-            if cp["score"] is None:
-                unusable.append(item)
-            else:
-                labels[item] = f"{cp['score']:g}"
-    return labels, categories, unusable
-
-
 def agree(
     run_dir: Annotated[Path, typer.Argument(help="a run folder (with run.sqlite)")],
     labels: Annotated[Path, typer.Option(help="human labels: CSV or JSONL with id,label[,category]")],
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
 ) -> None:
-    """Percent agreement and Cohen's kappa (plain and quadratic) between the run's checkpoint scores and
-    human labels, overall and per category. Label ids: TASK#CHECKPOINT_INDEX (TASK#EPOCH#INDEX for trials)."""
+    """Percent agreement and Cohen's kappa (plain and quadratic) between the run's scores and human labels,
+    overall and per category. Label ids: persona TASK#CHECKPOINT_INDEX; livemcp101 TASK#result and
+    TASK#trajectory (Likert 1-5); livemcpbench TASK (success / failure); later trials add #EPOCH after TASK."""
     from mcp_persona.judges.agreement import LabelFileError, agreement_report, load_labels
-    from mcp_persona.store import STORE_FILE, RunStore
+    from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
+    from mcp_persona.store import STORE_FILE, RunStore, read_config
 
     if not (run_dir / STORE_FILE).is_file():
         raise fail(f"{run_dir} is not a run folder (no {STORE_FILE})")
@@ -47,18 +32,26 @@ def agree(
         human = load_labels(labels)
     except (LabelFileError, OSError) as exc:
         raise fail(str(exc)) from exc
-    store = RunStore(run_dir)
-    scores, categories, unusable = scorer_labels(store.records())
-    store.close()
     try:
-        report = agreement_report(human, scores, levels=["0", "0.5", "1"], categories=categories,
-                                  judge_unusable=unusable)
+        protocol = get_protocol(str((read_config(run_dir) or {}).get("protocol") or DEFAULT_PROTOCOL))
+    except KeyError as exc:
+        raise fail(f"{run_dir}: {exc}") from exc
+    store = RunStore(run_dir)
+    try:
+        items = protocol.agreement_items(store.records())
     except ValueError as exc:
         raise fail(str(exc)) from exc
+    finally:
+        store.close()
+    try:
+        report = agreement_report(human, items.scores, levels=list(items.levels), categories=items.categories,
+                                  judge_unusable=items.unusable)
+    except ValueError as exc:
+        raise fail(f"{exc}; this run's items are {items.what}, named {items.id_form}") from exc
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return
-    table = Table(title=f"agreement with human labels: {run_dir}")
+    table = Table(title=f"agreement of {items.what} with human labels: {run_dir}")
     for col in ("category", "n", "misaligned", "agreement", "kappa", "kappa (quadratic)"):
         table.add_column(col, justify="left" if col == "category" else "right")
 

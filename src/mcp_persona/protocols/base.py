@@ -74,6 +74,24 @@ class PoolSpec:
     description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
 
 
+@dataclass(frozen=True)
+class AgreementItems:
+    """What a run scored, as the items human labels are held against (``mcp-persona agree``): the run's label
+    per item id, each item's category, the items it left unscored, and the label scale."""
+
+    scores: dict[str, str]
+    categories: dict[str, str]
+    unusable: list[str]
+    levels: tuple[str, ...]
+    what: str  # what the items are, for the reader ("checkpoint scores", "task success", ...)
+    id_form: str  # how a label file names an item
+
+
+def item_id(task_id: str, epoch: int, part: str | int | None = None) -> str:
+    """``TASK[#EPOCH][#PART]``: the epoch only for trials after the first."""
+    return "#".join([task_id, *([str(epoch)] if epoch else []), *([str(part)] if part is not None else [])])
+
+
 @dataclass
 class ReferenceExecution:
     """The reference run of an episode (:meth:`Protocol.reference_agent`), as scoring sees it: its trajectory
@@ -167,6 +185,11 @@ class Protocol:
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         """LLM judging after the rule score (protocols without a judge do nothing)."""
+
+    def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
+        """The run's scores as items to hold human labels against (its judged or judge-replacing scores)."""
+        raise ValueError(f"the {self.title or self.name} protocol's scores are rule-based with no judge to "
+                         "validate against human labels")
 
     # -- a run -----------------------------------------------------------------------------------
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.judges.failures import FAILURE_MODES
-from mcp_persona.protocols.base import Option, PoolSpec, ReferenceExecution, ToolPool
+from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.scoring.checkpoints import score_episode
@@ -194,6 +194,27 @@ class LiveMCP101Protocol(PersonaProtocol):
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
+
+    def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
+        """Task by task, as the paper validates its judge: the result score and the trajectory score each on
+        the 1-5 Likert scale (quadratic kappa); a trajectory never judged (rules only) is unscored."""
+        scores: dict[str, str] = {}
+        categories: dict[str, str] = {}
+        unusable: list[str] = []
+        for r in records:
+            if r.status != "ok" or r.score is None:
+                continue
+            for part in ("result", "trajectory"):
+                item = item_id(r.task_id, r.epoch, part)
+                categories[item] = part
+                value = r.score.get(f"{part}_score")
+                if value is None:
+                    unusable.append(item)
+                else:
+                    scores[item] = str(round(4 * value + 1))
+        return AgreementItems(scores, categories, unusable, ("1", "2", "3", "4", "5"),
+                              "result and trajectory scores (Likert 1-5)",
+                              "TASK#result and TASK#trajectory (TASK#EPOCH#... for later trials)")
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.report.summary import usage_metrics

@@ -20,7 +20,7 @@ from mcp_persona.judges.failures import (
     diagnose,
     is_failed,
 )
-from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
+from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -96,6 +96,24 @@ class PersonaProtocol(Protocol):
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         await judge_episode(task, record, judging)
+
+    def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
+        """Checkpoint by checkpoint (the paper's Table 7): the score, rules' or judge's, in {0, 0.5, 1}."""
+        scores: dict[str, str] = {}
+        categories: dict[str, str] = {}
+        unusable: list[str] = []
+        for r in records:
+            if r.status != "ok" or r.score is None:
+                continue
+            for cp in r.score["checkpoints"]:
+                item = item_id(r.task_id, r.epoch, cp["index"])
+                categories[item] = r.category
+                if cp["score"] is None:
+                    unusable.append(item)
+                else:
+                    scores[item] = f"{cp['score']:g}"
+        return AgreementItems(scores, categories, unusable, ("0", "0.5", "1"), "checkpoint scores",
+                              "TASK#CHECKPOINT_INDEX (TASK#EPOCH#INDEX for later trials)")
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.report.summary import usage_metrics

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.protocols.base import PoolSpec, Protocol, ReferenceExecution, ToolPool
+from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.scoring import efficiency, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
@@ -164,6 +164,18 @@ class LiveMCPBenchProtocol(Protocol):
         record.score["judge_success"] = judged
         record.score["judge_status"] = verdict.status
         record.score["success"] = bool(record.score["rule_success"]) and judged
+
+    def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
+        """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""
+        scores: dict[str, str] = {}
+        categories: dict[str, str] = {}
+        for r in records:
+            if r.status == "ok" and r.score is not None:
+                item = item_id(r.task_id, r.epoch)
+                scores[item] = "success" if r.score["success"] else "failure"
+                categories[item] = r.category
+        return AgreementItems(scores, categories, [], ("failure", "success"), "task success",
+                              "TASK (TASK#EPOCH for later trials)")
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats
