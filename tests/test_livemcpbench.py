@@ -455,3 +455,32 @@ def test_a_copilot_office_run_is_scored_on_the_file_it_leaves(sloppy: bool) -> N
     assert not any(c.is_error for c in record.trajectory.tool_calls)
     file_check = next(c for c in record.score["checks"] if c["kind"] == "file")
     assert file_check["passed"] is not sloppy and record.score["success"] is not sloppy
+
+
+@pytest.mark.parametrize(("rules_pass", "judge_says", "mode", "success"), [
+    (True, "failure", "judge", False), (True, "failure", "rules", True), (True, "failure", "both", False),
+    (False, "success", "judge", True), (False, "success", "rules", False), (False, "success", "both", False),
+    (True, "success", "both", True),
+])
+def test_success_is_decided_as_the_run_says(rules_pass: bool, judge_says: str, mode: str, success: bool) -> None:
+    from mcp_persona.agents import NoopAgent
+
+    t = task(STAY)
+    agent = ReferenceAgent() if rules_pass else NoopAgent()
+    settings = {"success": mode}
+    record = anyio.run(lambda: run_episode(t, agent, protocol=PROTOCOL, settings=settings))
+    assert record.score is not None and record.score["rule_success"] is rules_pass
+    met = json.dumps([judge_says == "success"] * len(t.key_points))
+    reply = f'{{"key_points_met": {met}, "reason": "read", "status": "{judge_says}"}}'
+    anyio.run(lambda: PROTOCOL.judge(t, record, Judging.with_client(JudgeClient(reply))))  # type: ignore[arg-type]
+    assert record.score["success"] is success and record.score["success_rule"] == mode
+    assert record.score["judge_success"] is (judge_says == "success")
+
+
+def test_success_without_a_judge_is_refused(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "--suite", "livemcpbench", "--success", "both", "--limit", "1",
+                                      "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "--judge" in result.output
+    result = CliRunner().invoke(app, ["run", "--suite", "persona", "--success", "both", "--judge", "openai:x",
+                                      "--limit", "1", "--run-dir", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "not used by the persona protocol" in result.output

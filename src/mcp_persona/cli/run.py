@@ -101,6 +101,9 @@ def run(
         help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
     pool_size: Annotated[int | None, typer.Option(
         help="livemcp101: servers per task pool, the task's own plus seeded others (default 15)")] = None,
+    success: Annotated[str | None, typer.Option(
+        help="livemcpbench with --judge: what decides success, judge (the paper), rules or both (default judge)")] = (
+        None),
     tool_budget: Annotated[int | None, typer.Option(
         help="livemcp101: most tools a pool may hold; seeded servers are added only within it (default 128)")] = None,
     temperature: Annotated[float | None, typer.Option(
@@ -155,13 +158,16 @@ def run(
         raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
+    if success is not None and judge.strip().lower() == "rules":
+        raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
     tasks = load_suite(suite, only)
     try:
         protocol = get_protocol(suite_info(suite).protocol)
         given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
-                                   "pool_size": pool_size, "tool_budget": tool_budget}.items() if v is not None}
+                                   "pool_size": pool_size, "tool_budget": tool_budget,
+                                   "success": success}.items() if v is not None}
         settings = protocol.settings(given)
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:

@@ -10,9 +10,10 @@
   such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
   episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
-  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). An episode succeeds when the
-  rules pass and, if a judge ran, the judge says ``success``; an unparseable verdict is a failure
-  and is counted.
+  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). Without a judge an episode
+  succeeds when the rules pass; with one, ``--success`` says what decides: ``judge`` (the paper's
+  LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
+  counted; rule and judge success are both reported whatever decides.
 * Reported: success rate overall and per domain, the paper's efficiency table (steps, tools used,
   execute calls, route calls) and tokens / cost.
 """
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.scoring import efficiency, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
@@ -60,7 +61,8 @@ class LiveMCPBenchProtocol(Protocol):
     name = "livemcpbench"
     title = "LiveMCPBench"
     report_columns = (
-        ("Success", "success_rate", "share of episodes that succeeded (rule check passed, and the judge where judged)"),
+        ("Success", "success_rate", "share of episodes that succeeded (the rules, or with a judge as --success says: "
+                                    "the judge, the rules, or both)"),
         ("Rule success", "rule_success_rate", "share of episodes the rule check passed"),
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
@@ -69,6 +71,9 @@ class LiveMCPBenchProtocol(Protocol):
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
                     ("Cost", "cost_usd", "money"))
     route_library = "livemcptool"
+    options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
+                                          "judge alone), rules, or both (rules and judge)",
+                      ("judge", "rules", "both")),)
 
     def task_problems(self, task: Task) -> list[str]:
         problems = []
@@ -114,7 +119,9 @@ class LiveMCPBenchProtocol(Protocol):
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         servers = library_servers()
-        return PoolSpec(servers, description={"library": "livemcptool", "servers": len(servers)})
+        # the success rule rides with the episode: the judge step reads it there
+        return PoolSpec(servers, description={"library": "livemcptool", "servers": len(servers),
+                                              "success": self.settings(settings)["success"]})
 
     def tool_count(self, spec: PoolSpec) -> int:
         from mcp_persona.livemcptool import catalogue
@@ -163,7 +170,11 @@ class LiveMCPBenchProtocol(Protocol):
         judged = verdict.status == "ok" and verdict.score == 1.0
         record.score["judge_success"] = judged
         record.score["judge_status"] = verdict.status
-        record.score["success"] = bool(record.score["rule_success"]) and judged
+        mode = (record.pool or {}).get("success", "judge")
+        record.score["success_rule"] = mode
+        rules = bool(record.score["rule_success"])
+        # the paper's LiveMCPEval decides alone; "both" also asks the rules; "rules" keeps the judge as a record
+        record.score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""
