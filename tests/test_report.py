@@ -606,3 +606,17 @@ def test_mixed_protocols_get_a_leaderboard_each_and_the_plot_their_primary_score
         assert ax.get_ylabel() == f"{label} (%)"
         assert [float(y) for c in ax.collections for _, y in c.get_offsets()] == [100.0]
         assert categories([run]).axes[0].get_title().startswith(f"{label} by ")
+
+
+def test_cost_is_drawn_on_a_log_axis_when_it_spans_orders_of_magnitude(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from mcp_persona.report import plots
+
+    runs = [SimpleNamespace(metrics={"acc": a}, primary=("Acc", "acc"), label=n)
+            for n, a in (("small", 0.2), ("large", 0.9))]
+    monkeypatch.setattr(plots, "cost_axis", lambda _runs: ("cost", [0.01, 4.0]))
+    ax = plots.cost_accuracy(runs).axes[0]  # type: ignore[arg-type]
+    assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()
+    monkeypatch.setattr(plots, "cost_axis", lambda _runs: ("tokens", [0.0, 4000.0]))
+    assert plots.cost_accuracy(runs).axes[0].get_xscale() == "linear"  # type: ignore[arg-type]

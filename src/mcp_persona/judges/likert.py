@@ -44,12 +44,13 @@ Rate on this scale, using one of the five integers only:
 - 1: nothing right or relevant: off-topic, invented, or wrong throughout.
 
 How to judge:
-1. The reference is what a correct answer contains for this data; a material difference is an error, even
-   if it might be explained by changing data or timing.
+1. The reference is what a correct answer contains for this data; a material difference is an error.
 2. Rate what the request asks for; extra material that does not contradict the reference neither helps
    nor hurts.
-3. A value that differs only in format (units written differently, date format, rounding of the last
-   digit) is the same value.
+3. A value that differs only in format (units written differently, date format, thousands separators,
+   rounding of the last digit) is the same value. A value that changes over time (a price, a rate, a count,
+   a forecast) may differ from the reference by a small amount, at most 1% or the tolerance the request
+   states, and still be right: the two runs may have read it moments apart. A larger difference is an error.
 4. An answer that claims work was done is rated on the claimed results only; it gets no credit for
    effort described."""
 

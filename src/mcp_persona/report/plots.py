@@ -91,7 +91,13 @@ def cost_accuracy(runs: Sequence[Run]) -> Figure:
     fig = _fig()
     ax = fig.add_subplot()
     front = pareto_frontier(list(zip(xs, ys, strict=True)))
-    _pad_x(ax, xs)
+    # prices on a log axis, as LiveMCPBench draws them (costs span orders of magnitude); tokens from 0
+    log = kind == "cost" and min(xs) > 0 and max(xs) / min(xs) > 3
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(min(xs) / 1.6, max(xs) * 1.6)
+    else:
+        _pad_x(ax, xs)
     if front:  # the best Acc reachable at each cost: a staircase through the frontier runs, on to the right edge
         right = ax.get_xlim()[1]
         fx, fy = [xs[i] for i in front] + [right], [ys[i] for i in front] + [ys[front[-1]]]
@@ -101,7 +107,8 @@ def cost_accuracy(runs: Sequence[Run]) -> Figure:
         ax.scatter([xs[i]], [ys[i]], s=80 if on else 50, color=_color(i), edgecolor="black" if on else "none",
                    label=_short(r.label), zorder=3)
         ax.annotate(_short(r.label, 22), (xs[i], ys[i]), textcoords="offset points", xytext=(6, 6), fontsize=8)
-    ax.set_xlabel("total cost (USD)" if kind == "cost" else "total tokens (in + out; cost unknown)")
+    ax.set_xlabel(("total cost (USD, log scale)" if log else "total cost (USD)") if kind == "cost"
+                  else "total tokens (in + out; cost unknown)")
     ax.set_ylabel(f"{label} (%)")
     ax.set_ylim(-5, 112)
     ax.set_title(f"Cost vs {label}" if kind == "cost" else f"Tokens vs {label}")
