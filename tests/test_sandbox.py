@@ -1,9 +1,9 @@
 """The code interpreter's sandbox: every limit holds, with a clear error, and nothing outlives a run.
 
-Each hostile program first prints its process id, uid and working directory, so the test can check that
-no process of the run is left (none in its session, none of its uid when it had its own) and the directory
-is removed afterwards. The ``without_the_hook`` tests turn the audit hook off, to prove that the kernel's
-limits hold on their own; they run where :func:`isolation` says the kernel applies them.
+Each hostile program first prints its process id (in its own pid namespace), uid and working directory;
+afterwards the test checks that no process of the run is left (no sandboxed descendant of this process,
+none of its uid when it had its own) and that its host folder is removed. The ``without_the_hook`` tests
+turn the audit hook off, to prove that bwrap's walls and the kernel's limits hold on their own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from mcp import Client
 from app_harness import result_text
 from mcp_persona.apps import get_app
 from mcp_persona.apps._live import sandbox
-from mcp_persona.apps._live.sandbox import Limits, RunResult, isolation, run_python, unshare_works
+from mcp_persona.apps._live.sandbox import Limits, RunResult, isolation, run_python
 
 FAST = Limits(cpu_seconds=1, wall_seconds=3.0, memory_bytes=256 * 1024 * 1024, output_bytes=4096)
 PROLOGUE = "import os\nprint(os.getpid(), os.getuid(), os.getcwd(), flush=True)\n"
@@ -38,38 +38,74 @@ needs_own_uid = pytest.mark.skipif(not isolation().own_uid, reason="runs get the
 
 
 def run(body: str, limits: Limits = FAST, *, hook: bool = True) -> tuple[RunResult, int, Path]:
+    before = _workdirs()
     result = anyio.run(functools.partial(run_python, PROLOGUE + body, limits, audit_hook=hook))
     pid, uid, cwd = result.stdout.split("\n", 1)[0].split(" ", 2)
     _uid_of_run[int(pid)] = int(uid)
+    _new_workdirs[int(pid)] = _workdirs() - before
     return result, int(pid), Path(cwd)
 
 
 _uid_of_run: dict[int, int] = {}  # the uid each run reported (its own one when it had one)
+_new_workdirs: dict[int, set[str]] = {}
+
+
+def _workdirs() -> set[str]:
+    return {e.name for e in os.scandir(tempfile.gettempdir()) if e.name.startswith("mcpp-sandbox-")}
+
+
+def sandboxed(parent: int | None = None) -> list[int]:
+    """Live descendants of ``parent`` (default: this process) inside a sandbox: a root other than ours."""
+    ours = os.stat("/").st_ino, os.stat("/").st_dev
+    parents: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                stat = Path(f"/proc/{entry.name}/stat").read_text()
+            except OSError:
+                continue
+            state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+            if state != "Z":
+                parents[int(entry.name)] = int(ppid)
+    top = os.getpid() if parent is None else parent
+    found = []
+    for pid in parents:
+        up, seen = pid, 0
+        while up in parents and up != top and seen < 64:
+            up, seen = parents[up], seen + 1
+        if up != top or pid == top:
+            continue
+        try:
+            root = os.stat(f"/proc/{pid}/root")
+        except OSError:
+            continue
+        if (root.st_ino, root.st_dev) != ours:
+            found.append(pid)
+    return found
 
 
 def left_over(pid: int) -> list[int]:
-    """Live processes of the run started as ``pid``: in its session or group, or of its own uid."""
-    own_uid = isolation().own_uid
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry.name}/stat").read_text()
-            status = Path(f"/proc/{entry.name}/status").read_text()
-        except OSError:
-            continue
-        state, _ppid, pgrp, session = stat.rsplit(")", 1)[1].split()[:4]
-        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
-        if state != "Z" and (pid in (int(pgrp), int(session)) or (own_uid and uid == _uid_of_run[pid])):
-            found.append(int(entry.name))
+    """Live processes of the run that printed ``pid``: sandboxed descendants, or of its own uid."""
+    found = sandboxed()
+    if isolation().own_uid:
+        uid = _uid_of_run[pid]
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                try:
+                    status = Path(f"/proc/{entry.name}/status").read_text()
+                except OSError:
+                    continue
+                owner = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
+                if owner == uid and "\nState:\tZ" not in status:
+                    found.append(int(entry.name))
     return found
 
 
 def assert_cleaned(pid: int, cwd: Path) -> None:
     assert not left_over(pid), f"processes of the run were left: {left_over(pid)}"
-    assert not cwd.exists(), f"{cwd} was left behind"
-    assert cwd.name == "box" and cwd.parent.name.startswith("mcpp-sandbox-")
+    assert str(cwd) == "/box"  # a tmpfs of the run's own: gone with it
+    left = {d for d in _new_workdirs[pid] if (Path(tempfile.gettempdir()) / d).exists()}
+    assert not left, f"host folders of the run were left: {left}"
 
 
 def uid_of(result: RunResult) -> int:
@@ -143,9 +179,8 @@ def test_without_the_hook_spawning_programs_hits_the_process_limit() -> None:
     assert_cleaned(pid, cwd)
 
 
-@needs_own_uid
 def test_without_the_hook_a_process_that_leaves_the_group_is_killed_too() -> None:
-    # setsid takes the grandchild out of the run's session and group: only its uid still marks it
+    # setsid takes the grandchild out of the run's session and group: its pid namespace still holds it
     body = "import time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(30)\nprint('parent done')\n"
     result, pid, cwd = run(body, hook=False)
     assert result.exit_code == 0 and "parent done" in result.stdout
@@ -208,14 +243,13 @@ def test_the_harness_package_is_not_importable() -> None:
     assert_cleaned(pid, cwd)
 
 
-@needs_own_uid
 def test_without_the_hook_the_kernel_keeps_files_out_of_reach() -> None:
     # As its own uid a run cannot read root's files; in its mount namespace the harness's checkout is hidden
     # and nothing but its directory is writable (the world-writable /tmp included). Readable stays what is
     # readable by everyone and not the harness's (system libraries, /etc/hostname): no secret lives there.
     task = next((PACKAGE / "data" / "tasks").rglob("*.json"))
-    reads = ["/etc/shadow", str(task)] if isolation().namespaces else ["/etc/shadow"]
-    writes = ["/tmp/mcpp-escape.txt", "/var/tmp/mcpp-escape.txt", "../escape.txt"] if isolation().namespaces else []
+    reads = ["/etc/shadow", str(task)]
+    writes = ["/tmp/mcpp-escape.txt", "/var/tmp/mcpp-escape.txt", "../escape.txt"]
     body = (f"for path in {reads!r}:\n    try:\n        open(path).read(1)\n        print('READ', path)\n"
             f"    except OSError as exc:\n        print('refused', path, type(exc).__name__)\n"
             f"for path in {writes!r}:\n    try:\n        open(path, 'w').write('x')\n        print('WROTE', path)\n"
@@ -283,29 +317,16 @@ def test_output_is_cut_at_the_limit() -> None:
     assert_cleaned(pid, cwd)
 
 
-def test_the_network_namespace_is_used_when_available() -> None:
-    result, _, _ = run("pass")
-    assert result.network_namespace is isolation().network_namespace
-    if os.geteuid() != 0:
-        assert result.network_namespace is unshare_works()
+def test_every_run_has_its_own_network_namespace() -> None:
+    result, _, _ = run("print(sorted(os.listdir('/sys/class/net')) if os.path.isdir('/sys/class/net') else 'no sys')",
+                       hook=False)
+    assert result.network_namespace is True and isolation().network_namespace
 
 
 # -- runs do not block the event loop ---------------------------------------------------------------------------
 def sandbox_pids(parent: int | None = None) -> list[int]:
-    """The children of ``parent`` (default: this process) working in a sandbox directory: its runs in flight
-    (not another test run's)."""
-    parent_pid = os.getpid() if parent is None else parent
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                cwd = os.readlink(f"/proc/{entry.name}/cwd")
-                ppid = int(Path(f"/proc/{entry.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            if "/mcpp-sandbox-" in cwd and ppid == parent_pid:
-                found.append(int(entry.name))
-    return found
+    """The runs in flight under ``parent`` (default: this process): its sandboxed descendants."""
+    return sandboxed(parent)
 
 
 async def wait_for_a_run() -> list[int]:
@@ -347,11 +368,11 @@ async def test_cancelling_a_run_kills_its_process() -> None:
     with anyio.move_on_after(20):
         async with anyio.create_task_group() as tg:
             tg.start_soon(run_python, "import time\ntime.sleep(30)")
+            before = _workdirs()
             pids = await wait_for_a_run()
-            cwd = Path(os.readlink(f"/proc/{pids[0]}/cwd"))
             tg.cancel_scope.cancel()
     assert not [pid for pid in pids if _alive(pid)], "the run's process outlived its cancellation"
-    assert not cwd.exists()
+    assert not sandboxed() and not _workdirs() - before
 
 
 @pytest.mark.anyio

@@ -1,33 +1,29 @@
-"""Run untrusted Python in a throw-away child process, without blocking the event loop.
+"""Run untrusted Python in a throw-away sandbox built by bubblewrap, without blocking the event loop.
 
-The code interpreter server executes code a model wrote, so each run gets:
+The code interpreter server executes code a model wrote. An audit hook is no boundary (PEP 578 says so:
+``ctypes`` calls raise no event), so the boundary is the kernel's, set up by ``bwrap`` (Debian's
+``bubblewrap``), a maintained tool:
 
-* a fresh ``python -I`` process (isolated: no user site, no environment, no cwd on the path) in its
-  own process group, with a minimal environment; only the interpreter's own folders stay on ``sys.path``
-  (an editable install would add the harness's source tree, tasks included);
-* an audit hook (:mod:`~mcp_persona.apps._live.sandbox_child`): sockets, forking, starting programs,
-  foreign calls through ``ctypes`` and signalling other processes are refused; reading is limited to a
-  private temporary directory (also the working directory and the only place it may write) and the
-  interpreter's folders;
-* resource limits: CPU seconds (RLIMIT_CPU), address space (RLIMIT_AS), processes and threads
-  (RLIMIT_NPROC), file size (RLIMIT_FSIZE), open files; a wall-clock timeout; stdout/stderr cut at a byte
-  limit;
-* below the hook, what the kernel enforces, decided once per process by :func:`isolation`:
+* new mount, pid, network, IPC and UTS namespaces (and a user namespace when the harness is not root);
+  ``--die-with-parent`` and ``--new-session``; the run sees only what is bound into it: ``/usr`` (and the
+  host's ``/bin``, ``/lib`` ... links into it), the interpreter read-only, ``/proc`` of its own pid
+  namespace, a minimal ``/dev``, its program read-only at ``/code/main.py``, and ``/box``, a size-limited
+  tmpfs (its working directory, the only writable place, gone with the run). Not the checkout, the
+  installed package's data (hidden under an empty tmpfs where the interpreter's site-packages holds it),
+  the run folder, ``/tmp``, the home directory or any other episode;
+* as its own user: a harness running as root gives each run a fresh unprivileged uid and gid (the child
+  drops to it before the program runs, so the kernel applies RLIMIT_NPROC, which it never applies to
+  root); a harness running as a user runs it as that user inside the user namespace, where the process
+  count starts from the run;
+* resource limits: CPU seconds, address space, processes and threads, file size, open files; a wall-clock
+  timeout; stdout/stderr cut at a byte limit; the tmpfs's size is the run's disk quota;
+* the audit hook of :mod:`~mcp_persona.apps._live.sandbox_child` stays as a second layer (clear messages
+  for the common cases: sockets, forking, starting programs).
 
-  - harness not root: the harness's own uid, and ``unshare -rn`` (an empty network namespace) where it
-    works. RLIMIT_NPROC holds: in the user namespace it counts from the run's first process (without one,
-    the user's running threads are added to the allowance);
-  - harness root: a fresh unprivileged uid and gid per run (no supplementary group), so RLIMIT_NPROC
-    holds (the kernel never applies it to root, nor to root mapped into a user namespace: measured) and
-    root-only files (``/etc/shadow``) are unreadable. Where root may make namespaces the run also gets
-    private mount and network namespaces: every mount read-only and nosuid, only its directory writable,
-    the harness's checkout hidden under an empty tmpfs, and the interpreter's folders bound read-only
-    through any directory the uid could not cross (a Python in root's home). Where it may not, the uid
-    alone (if it can reach the interpreter), else root with the hook alone (logged).
-
-Afterwards the process group (and, with its own uid, every process of that uid: a child that left the
-group too) is killed, so nothing outlives a run, and the directory is removed. Cancelling a run (the
-episode is cancelled) does the same before the cancellation goes on.
+Where ``bwrap`` is missing or cannot make namespaces, a run is refused with a message saying how to enable
+them: never a silently weaker sandbox. Afterwards the run's process group is killed (the pid namespace dies
+with its first process, and with it everything the code started) and, with its own uid, every process of
+that uid. Cancelling a run (the episode is cancelled) does the same before the cancellation goes on.
 """
 
 from __future__ import annotations
@@ -39,11 +35,9 @@ import os
 import secrets
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -60,6 +54,12 @@ _uids_in_use: set[int] = set()
 # Killed processes die asynchronously; wait for the group to empty, 5 ms at a time, but 2 s at most: a zombie
 # stays in it till reaped, and an orphan is never reaped where the harness is an init-less container's pid 1.
 _REAP_TRIES = 400
+BOX = "/box"  # the run's working directory inside the sandbox
+CODE = "/code/main.py"  # its program, read-only
+FILE_LIST = "\x00mcpp-files:"  # the child's last line on stderr: the files the program left in BOX
+HOW_TO_ENABLE = ("the code interpreter needs bubblewrap and user namespaces: apt-get install bubblewrap "
+                 "(and, where unprivileged user namespaces are off, sysctl -w kernel.unprivileged_userns_clone=1 "
+                 "or kernel.apparmor_restrict_unprivileged_userns=0)")
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,7 @@ class Limits:
     memory_bytes: int = 512 * 1024 * 1024
     extra_processes: int = 8  # processes or threads beyond the run's own
     file_bytes: int = 8 * 1024 * 1024
+    disk_bytes: int = 32 * 1024 * 1024  # the size of the run's tmpfs: all it may write
     output_bytes: int = 32 * 1024
     open_files: int = 64
 
@@ -84,62 +85,51 @@ class RunResult:
     network_namespace: bool = False
 
 
+class SandboxUnavailable(RuntimeError):
+    """This machine cannot isolate a run (no ``bwrap``, or no namespaces); the message says how to fix it."""
+
+
 @dataclass(frozen=True)
 class Isolation:
-    """What confines a run below the audit hook on this machine."""
+    """How runs are confined on this machine: always bwrap's namespaces; ``own_uid`` when the harness is root
+    (a fresh unprivileged uid per run), else the harness's uid inside a user namespace."""
 
-    own_uid: bool = False  # (harness root) a fresh unprivileged uid and gid per run
-    namespaces: bool = False  # (with own_uid) private mount and network namespaces, read-only file system
-    user_namespace: bool = False  # (otherwise) ``unshare -rn``: an empty network namespace
+    bwrap: str
+    own_uid: bool
 
-    @property
-    def network_namespace(self) -> bool:
-        return self.namespaces or self.user_namespace
+    namespaces: bool = True
+    network_namespace: bool = True
 
     @property
     def process_limit(self) -> bool:
-        """Whether the kernel applies RLIMIT_NPROC to a run (it never does to root)."""
-        return self.own_uid or os.geteuid() != 0
+        """The kernel applies RLIMIT_NPROC to every run: to its own uid, or within its user namespace."""
+        return True
 
 
-@cache
-def unshare_works() -> bool:
-    """Whether ``unshare -rn`` can start a process here (it needs unprivileged user namespaces)."""
-    exe = shutil.which("unshare")
-    if not exe:
-        return False
-    try:
-        return subprocess.run([exe, "-rn", "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-_decided: Isolation | None = None
+_decided: Isolation | SandboxUnavailable | None = None
 
 
 def isolation() -> Isolation:
-    """The isolation runs get here, tried out once per process (a trial run as root: ~0.1 s)."""
+    """The isolation runs get here, tried out once per process (one trial run, ~50 ms); SandboxUnavailable
+    when there is none."""
     global _decided
     if _decided is None:
         _decided = _decide()
+    if isinstance(_decided, SandboxUnavailable):
+        raise _decided
     return _decided
 
 
-def _decide() -> Isolation:
-    plain = Isolation(user_namespace=unshare_works())
-    if os.geteuid() != 0:
-        return plain
-    candidates = [Isolation(own_uid=True, namespaces=True)]
-    if not _blocking_dirs(_interpreter_dirs()):  # without a mount namespace the uid must reach the interpreter
-        candidates.append(Isolation(own_uid=True))
-    problem: str | None = None
-    for candidate in candidates:
-        problem = _trial(candidate)
-        if problem is None:
-            return candidate
-        log.warning("sandbox: runs cannot get %s here: %s", candidate, problem)
-    log.warning("sandbox: runs stay root, so only the audit hook stops a fork bomb (%s)", problem)
-    return plain
+def _decide() -> Isolation | SandboxUnavailable:
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return SandboxUnavailable(f"bwrap is not installed: {HOW_TO_ENABLE}")
+    iso = Isolation(bwrap=exe, own_uid=os.geteuid() == 0)
+    problem = _trial(iso)
+    if problem is not None:
+        log.error("sandbox: bwrap cannot start a run here: %s", problem)
+        return SandboxUnavailable(f"bwrap cannot start a run here ({problem}): {HOW_TO_ENABLE}")
+    return iso
 
 
 def _trial(iso: Isolation) -> str | None:
@@ -147,8 +137,8 @@ def _trial(iso: Isolation) -> str | None:
     run = _Run("import fractions\nopen('t.txt', 'w').write('x')\nprint(fractions.Fraction(2, 6))", Limits(), iso)
     try:
         with run.streams() as (out, err):
-            proc = subprocess.Popen(run.cmd, cwd=run.box, env=run.env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, start_new_session=True)
+            proc = subprocess.Popen(run.cmd, env=run.env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                    start_new_session=True)
             try:
                 code = proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
@@ -156,10 +146,6 @@ def _trial(iso: Isolation) -> str | None:
             finally:
                 run.kill(proc.pid)
                 proc.wait()
-                for _ in range(_REAP_TRIES):
-                    if not _group_exists(proc.pid):
-                        break
-                    time.sleep(0.005)
         result = run.result(code, timed_out=code is None)
     finally:
         run.remove()
@@ -169,17 +155,19 @@ def _trial(iso: Isolation) -> str | None:
 
 
 async def run_python(code: str, limits: Limits = Limits(), *, audit_hook: bool = True) -> RunResult:
-    """Run ``code`` under ``limits``; never raises for anything the code does.
+    """Run ``code`` under ``limits``; never raises for anything the code does. On a machine that cannot isolate
+    a run, nothing is run: SandboxUnavailable says how to enable the sandbox (the harness's fault, recorded as
+    an internal error of the episode, never the model's).
 
-    ``audit_hook=False`` is for tests only: it leaves the kernel's limits alone, to prove they hold.
+    ``audit_hook=False`` is for tests only: it leaves the kernel's walls alone, to prove they hold.
     """
-    iso = _decided or await anyio.to_thread.run_sync(isolation)
+    iso = _decided if isinstance(_decided, Isolation) else await anyio.to_thread.run_sync(isolation)
     run = _Run(code, limits, iso, audit_hook=audit_hook)
     try:
         with run.streams() as (out, err):
             with anyio.CancelScope(shield=True):  # once started, the process is always killed below
-                proc = await anyio.open_process(run.cmd, cwd=run.box, env=run.env, stdin=subprocess.DEVNULL,
-                                                stdout=out, stderr=err, start_new_session=True)
+                proc = await anyio.open_process(run.cmd, env=run.env, stdin=subprocess.DEVNULL, stdout=out,
+                                                stderr=err, start_new_session=True)
             exit_code: int | None = None
             try:
                 with anyio.move_on_after(limits.wall_seconds) as deadline:
@@ -189,7 +177,7 @@ async def run_python(code: str, limits: Limits = Limits(), *, audit_hook: bool =
                     run.kill(proc.pid)
                     await proc.wait()
                     for _ in range(_REAP_TRIES):  # so that nothing of the run is left when it returns
-                        if not _group_exists(proc.pid):
+                        if not _group_exists(proc.pid) and not any(map(_alive, run.killed)):
                             break
                         await anyio.sleep(0.005)
         return run.result(exit_code, timed_out=deadline.cancelled_caught)
@@ -198,59 +186,55 @@ async def run_python(code: str, limits: Limits = Limits(), *, audit_hook: bool =
 
 
 class _Run:
-    """One run's directories, command and clean-up."""
+    """One run's host folder (its program and captured output, never visible to it), command and clean-up."""
 
     def __init__(self, code: str, limits: Limits, iso: Isolation, *, audit_hook: bool = True) -> None:
         self.limits = limits
         self.iso = iso
         self.workdir = Path(tempfile.mkdtemp(prefix="mcpp-sandbox-"))
-        self.outdir = Path(tempfile.mkdtemp(prefix="mcpp-sandbox-out-"))  # outside the child's reach
-        self.box = self.workdir / "box"
-        self.box.mkdir(mode=0o700)
-        (self.box / "main.py").write_text(code, encoding="utf-8")
-        self.uid: int | None = None
-        if iso.own_uid:
-            self.uid = _fresh_uid()
-            os.chmod(self.workdir, 0o711)  # the uid crosses it to its box, never lists it
-            os.chown(self.box, self.uid, self.uid)
-        if iso.own_uid or iso.user_namespace:
-            nproc = 1 + limits.extra_processes  # the count starts at this run's first process
-        else:
-            nproc = _user_threads(os.getuid()) + limits.extra_processes
+        (self.workdir / "main.py").write_text(code, encoding="utf-8")
+        self.uid: int | None = _fresh_uid() if iso.own_uid else None
+        if self.uid is not None:
+            os.chmod(self.workdir, 0o711)
+            os.chmod(self.workdir / "main.py", 0o644)  # bound read-only; the run's uid reads it
+        # the process count starts at the run's first process: its own uid, or its own user namespace
+        nproc = 1 + limits.extra_processes
         cpu, mem, size, files = limits.cpu_seconds, limits.memory_bytes, limits.file_bytes, limits.open_files
         orders: dict[str, object] = {
-            "uid": self.uid, "namespaces": iso.namespaces, "box": str(self.box), "hook": audit_hook,
-            "parent": os.getpid(),
+            "uid": self.uid, "box": BOX, "code": CODE, "hook": audit_hook, "files_marker": FILE_LIST,
             "limits": {"RLIMIT_CPU": [cpu, cpu + 1], "RLIMIT_AS": [mem, mem], "RLIMIT_NPROC": [nproc, nproc],
                        "RLIMIT_FSIZE": [size, size], "RLIMIT_NOFILE": [files, files], "RLIMIT_CORE": [0, 0]},
         }
-        if iso.namespaces:
-            hide, expose = _layout()
-            orders["hide"] = hide
-            orders["expose"] = sorted([[d, False] for d in expose] + [[str(self.box), True]])
-        self.cmd = [sys.executable, "-I", "-c", _CHILD, marshal.dumps(orders).hex()]
-        if iso.user_namespace:
-            self.cmd = [shutil.which("unshare") or "unshare", "-rn", *self.cmd]
-        self.env = {"PATH": "/usr/bin:/bin", "HOME": str(self.box), "TMPDIR": str(self.box),
-                    "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
+        self.cmd = [*bwrap_args(iso, limits, self.workdir / "main.py"), _python(), "-I", "-c", _CHILD,
+                    marshal.dumps(orders).hex()]
+        self.env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        self.killed: list[int] = []
 
     @contextlib.contextmanager
     def streams(self) -> Iterator[tuple[BinaryIO, BinaryIO]]:
-        with open(self.outdir / "out", "wb") as out, open(self.outdir / "err", "wb") as err:
+        with open(self.workdir / "out", "wb") as out, open(self.workdir / "err", "wb") as err:
             yield out, err
 
     def kill(self, pid: int) -> None:
+        """SIGKILL bwrap and everything under it (its namespace runs in a session of its own, so not in bwrap's
+        group: the tree is walked), and, with its own uid, anything of that uid; return once all are gone."""
+        tree = _tree(pid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, signal.SIGKILL)
-        if self.uid is not None:  # a process that left the group (setsid) is still this uid's
+        for member in tree:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(member, signal.SIGKILL)
+        if self.uid is not None:  # belt and braces: anything of the run's uid
             _kill_user(self.uid)
+        self.killed = tree
 
     def result(self, exit_code: int | None, *, timed_out: bool) -> RunResult:
         limits = self.limits
-        stdout, cut_out = _read_capped(self.outdir / "out", limits.output_bytes)
-        stderr, cut_err = _read_capped(self.outdir / "err", limits.output_bytes)
-        files = sorted(str(p.relative_to(self.box)) for p in self.box.rglob("*")
-                       if p.is_file() and p.name != "main.py")
+        stdout, cut_out = _read_capped(self.workdir / "out", limits.output_bytes)
+        stderr, cut_err = _read_capped(self.workdir / "err", limits.output_bytes + 64 * 1024)
+        stderr, files = _split_file_list(stderr)
+        if len(stderr) > limits.output_bytes:
+            stderr, cut_err = stderr[:limits.output_bytes], True
         error: str | None = None
         if timed_out:
             exit_code = None
@@ -267,15 +251,85 @@ class _Run:
                 error = f"CPU time limit of {limits.cpu_seconds} s exceeded"
             else:
                 error = f"killed by signal {signal.Signals(sig).name}"
+        elif error is None and exit_code is not None and exit_code >= 128 and exit_code - 128 in (
+                signal.SIGXCPU, signal.SIGKILL):  # bwrap reports its child's death by signal as 128 + signal
+            error = f"CPU time limit of {limits.cpu_seconds} s exceeded"
         elif error is None and "MemoryError" in stderr:
             error = f"memory limit of {limits.memory_bytes // (1024 * 1024)} MB exceeded"
+        elif error is None and "[Errno 28] No space left on device" in stderr:
+            error = f"disk quota of {limits.disk_bytes // (1024 * 1024)} MB exceeded"
         return RunResult(stdout, stderr, exit_code, error, cut_out or cut_err, files, self.iso.network_namespace)
 
     def remove(self) -> None:
         shutil.rmtree(self.workdir, ignore_errors=True)
-        shutil.rmtree(self.outdir, ignore_errors=True)
         if self.uid is not None:
             _uids_in_use.discard(self.uid)
+
+
+def _split_file_list(stderr: str) -> tuple[str, list[str]]:
+    """The program's stderr, and the files it left (the child's last line, when it got to write it)."""
+    at = stderr.rfind(FILE_LIST)
+    if at < 0:
+        return stderr, []
+    listed = stderr[at + len(FILE_LIST):].strip()
+    return stderr[:at], sorted(name for name in listed.split("\x00") if name)
+
+
+@cache
+def _python() -> str:
+    """The interpreter a run starts: this environment's (its packages, but not the harness: see
+    :func:`bwrap_args`), by the path the environment knows it by."""
+    return sys.executable
+
+
+def _prefixes() -> list[str]:
+    """The interpreter's folders: the environment and the base installation it was made from."""
+    return sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+                  | {os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))})
+
+
+def _package_dirs() -> list[str]:
+    """The harness's own package in a site-packages the run can see (a regular install: its data holds the
+    tasks and their answers), to be hidden under an empty tmpfs. An editable install lives in the checkout,
+    which is never bound."""
+    package = os.path.realpath(Path(__file__).resolve().parents[2])
+    return [package] if any(package.startswith(p.rstrip("/") + "/") for p in _prefixes()) else []
+
+
+def bwrap_args(iso: Isolation, limits: Limits, program: Path) -> list[str]:
+    """The ``bwrap`` command line of a run (before the interpreter's), as described in the module's docstring."""
+    args = [iso.bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net",
+            "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+    if not iso.own_uid:  # a user harness: bwrap makes the namespaces in a user namespace of its own
+        args += ["--unshare-user", "--disable-userns"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        host = f"/{name}"
+        if os.path.islink(host):
+            args += ["--symlink", os.readlink(host), host]
+        elif os.path.isdir(host):
+            args += ["--ro-bind", host, host]
+    args += ["--ro-bind", "/usr", "/usr"]
+    made = {"/", "/usr"}
+    for prefix in _prefixes():
+        if prefix == "/usr" or prefix.startswith("/usr/"):
+            continue
+        for parent in list(reversed(Path(prefix).parents))[1:]:  # made crossable: the run may not own them
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", prefix, prefix]
+        made.add(prefix)
+    for package in _package_dirs():
+        args += ["--perms", "0755", "--size", "4096", "--tmpfs", package]
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777" if iso.own_uid else "0700", "--size", str(limits.disk_bytes), "--tmpfs", BOX,
+             "--perms", "0755", "--dir", os.path.dirname(CODE), "--ro-bind", str(program), CODE, "--chdir", BOX,
+             "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", BOX, "--setenv", "TMPDIR", BOX,
+             "--setenv", "PYTHONHASHSEED", "0", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+             "--setenv", "LANG", "C.UTF-8",
+             # the rest read-only: under a user harness the run owns the sandbox's own directories
+             "--remount-ro", "/", "--remount-ro", "/dev", "--"]
+    return args
 
 
 def _fresh_uid() -> int:
@@ -317,11 +371,6 @@ def _field(status: bytes, key: bytes) -> bytes | None:
     return words[0] if words else None
 
 
-def _user_threads(uid: int) -> int:
-    """Threads the user runs now: RLIMIT_NPROC counts threads, not processes."""
-    return sum(threads for _, owner, threads in _processes() if owner == uid)
-
-
 def _kill_user(uid: int) -> None:
     for _ in range(100):  # RLIMIT_NPROC keeps the count small; each sweep kills all there are
         pids = [pid for pid, owner, _ in _processes() if owner == uid]
@@ -331,6 +380,33 @@ def _kill_user(uid: int) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     log.error("sandbox: processes of uid %d survived 100 sweeps", uid)
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid``'s live descendants, from ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
 
 
 def _group_exists(pgid: int) -> bool:
@@ -345,50 +421,3 @@ def _read_capped(path: Path, cap: int) -> tuple[str, bool]:
     with open(path, "rb") as fh:
         data = fh.read(cap + 1)
     return data[:cap].decode("utf-8", errors="replace"), len(data) > cap
-
-
-# -- the file system of a run in its own mount namespace ------------------------------------------------------
-def _interpreter_dirs() -> list[str]:
-    return sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)})
-
-
-def _blocking_dirs(paths: list[str]) -> list[str]:
-    """For each path, the outermost directory on its way that others may not cross (none: reachable)."""
-    found: list[str] = []
-    for path in paths:
-        here = Path("/")
-        for part in Path(path).parts[1:]:
-            here = here / part
-            try:
-                if not os.stat(here).st_mode & stat.S_IXOTH:
-                    found.append(str(here))
-                    break
-            except OSError:
-                break
-    return found
-
-
-def _checkout() -> str:
-    """The harness's source checkout (its tasks, gold answers and scripts), else its installed package."""
-    package = Path(__file__).resolve().parents[2]
-    for root in (package.parent.parent, package.parent):  # src layout, flat layout
-        if (root / "pyproject.toml").is_file():
-            return str(root)
-    return str(package)
-
-
-def _outermost(paths: list[str]) -> list[str]:
-    keep: list[str] = []
-    for path in sorted(set(paths), key=len):
-        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in keep):
-            keep.append(path)
-    return keep
-
-
-@cache
-def _layout() -> tuple[list[str], list[str]]:
-    """(directories hidden under an empty tmpfs, interpreter folders bound read-only into them)."""
-    dirs = _outermost(_interpreter_dirs())
-    hide = _outermost([*_blocking_dirs(dirs), _checkout()])
-    expose = [d for d in dirs if any(d.startswith(h.rstrip("/") + "/") for h in hide)]
-    return hide, expose
