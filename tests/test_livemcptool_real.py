@@ -27,7 +27,8 @@ def _text(result: object) -> str:
 
 
 def _processes_mentioning(marker: str) -> list[int]:
-    """Live processes whose command line or working folder mentions ``marker``."""
+    """Live processes whose command line or working folder mentions ``marker``: the servers and what they
+    started, not the bwrap processes that hold their sandboxes (their command lines mention it too)."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -38,7 +39,8 @@ def _processes_mentioning(marker: str) -> list[int]:
             state = next((x for x in (entry / "status").read_text().splitlines() if x.startswith("State:")), "")
         except OSError:
             continue
-        if "zombie" not in state and (marker in cmdline or marker in cwd):
+        if "zombie" not in state and (marker in cmdline or marker in cwd) and \
+                not os.path.basename(cmdline.split(" ", 1)[0]) == "bwrap":
             pids.append(int(entry.name))
     return pids
 

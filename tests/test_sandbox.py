@@ -15,6 +15,7 @@ import socket
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -35,6 +36,18 @@ needs_process_limit = pytest.mark.skipif(
     "kernel ignores RLIMIT_NPROC")
 needs_own_uid = pytest.mark.skipif(not isolation().own_uid, reason="runs get their own uid only under root, where "
                                    "the machine allows it")
+
+
+@pytest.fixture(autouse=True)
+def private_tempdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Runs keep their host folders in a temporary directory of this test's own, so that the folders another
+    process makes meanwhile are not taken for a run's leftovers."""
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path_factory.mktemp("runs"))
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
 
 
 def run(body: str, limits: Limits = FAST, *, hook: bool = True) -> tuple[RunResult, int, Path]:

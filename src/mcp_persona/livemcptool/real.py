@@ -7,8 +7,10 @@ venv under ``.servers/`` (``$MCP_PERSONA_SERVERS_DIR``), since their ``mcp`` pin
 and with each other.
 
 A :class:`RealSession` starts its server once per episode and keeps the connection open. The server
-works in the episode's files folder and keeps its own state (memory file, HOME, stderr log) in a
-private folder no other server can reach. Every call has a timeout; a server that hangs, dies or
+runs inside a bubblewrap sandbox (:mod:`mcp_persona.isolation`): it sees the system read-only, its own
+installation read-only, the episode's files folder and its private state folder (memory file, HOME)
+writable, and nothing else: not the checkout (the tasks and their answers), the run folder, other
+episodes or the home directory; no network. Every call has a timeout; a server that hangs, dies or
 stops answering sensibly fails that call with a clear message and is stopped, and the episode goes on.
 """
 
@@ -19,6 +21,7 @@ import math
 import os
 import shutil
 import signal
+import sys
 import time
 from collections import deque
 from contextlib import AsyncExitStack
@@ -31,6 +34,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, CallToolResult, TextContent, Tool
+
+from mcp_persona import isolation as walls
 
 NODE_PREFIX_ENV = "MCP_PERSONA_NODE_PREFIX"
 SERVERS_DIR_ENV = "MCP_PERSONA_SERVERS_DIR"
@@ -151,15 +156,32 @@ class RealSession:
         env = {"HOME": str(self.state_dir), "TMPDIR": str(self.state_dir), "TZ": self.timezone,
                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         env |= {k: v.format(**fill) for k, v in self.spec.env.items()}
-        # Through sh, which records the server's pid (its process group, as the SDK starts a new session)
-        # and then becomes the server: after the episode the whole group is killed, so a child the
-        # server left behind cannot outlive the episode even when the server itself exited cleanly.
-        wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', str(self.state_dir / "pid"), *argv]
+        # Through sh, which records its pid (the process group, as the SDK starts a new session) and then
+        # becomes bwrap, which runs the server in its walls: after the episode the whole group is killed
+        # (the sandbox's pid namespace dies with it), so nothing the server started outlives the episode.
+        pidfile = self.state_dir.parent / f".{self.name}.pid"  # outside the server's reach
+        wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', str(pidfile), *self._walls(argv), *argv]
         return StdioServerParameters(command=wrapper[0], args=wrapper[1:], env=env, cwd=str(self.files_dir))
+
+    def _walls(self, argv: list[str]) -> list[str]:
+        """The bwrap command line the server runs under: see the module's docstring."""
+        program = Path(argv[0])
+        installs = [str(node_prefix())] if self.spec.runtime == "node" else []
+        if self.argv is None and self.spec.runtime == "python":
+            venv = servers_dir() / self.spec.package
+            installs += [str(venv), *filter(None, [walls.venv_base(venv)])]
+        elif not program.is_relative_to("/usr"):  # a test's stand-in: its script and interpreter
+            installs += [str(p) for p in argv if Path(p).is_absolute() and Path(p).exists()]
+            installs += [sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
+        made = {"/", "/usr"}
+        return [walls.bwrap(), *walls.namespaces(as_root=os.geteuid() == 0), *walls.system(),
+                *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
+                *walls.read_only(installs, made), *walls.writable([self.files_dir, self.state_dir], made),
+                "--chdir", str(self.files_dir), "--"]
 
     def _kill_group(self) -> None:
         try:
-            self.pid = int((self.state_dir / "pid").read_text().strip())
+            self.pid = int((self.state_dir.parent / f".{self.name}.pid").read_text().strip())
             os.killpg(self.pid, signal.SIGKILL)
         except (OSError, ValueError):
             pass  # never started, or the whole group is gone already

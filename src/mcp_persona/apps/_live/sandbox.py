@@ -46,6 +46,8 @@ from typing import BinaryIO
 
 import anyio
 
+from mcp_persona import isolation as walls
+
 log = logging.getLogger(__name__)
 
 _CHILD = Path(__file__).with_name("sandbox_child.py").read_text(encoding="utf-8")
@@ -57,9 +59,6 @@ _REAP_TRIES = 400
 BOX = "/box"  # the run's working directory inside the sandbox
 CODE = "/code/main.py"  # its program, read-only
 FILE_LIST = "\x00mcpp-files:"  # the child's last line on stderr: the files the program left in BOX
-HOW_TO_ENABLE = ("the code interpreter needs bubblewrap and user namespaces: apt-get install bubblewrap "
-                 "(and, where unprivileged user namespaces are off, sysctl -w kernel.unprivileged_userns_clone=1 "
-                 "or kernel.apparmor_restrict_unprivileged_userns=0)")
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class RunResult:
     network_namespace: bool = False
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(walls.IsolationUnavailable):
     """This machine cannot isolate a run (no ``bwrap``, or no namespaces); the message says how to fix it."""
 
 
@@ -123,12 +122,12 @@ def isolation() -> Isolation:
 def _decide() -> Isolation | SandboxUnavailable:
     exe = shutil.which("bwrap")
     if exe is None:
-        return SandboxUnavailable(f"bwrap is not installed: {HOW_TO_ENABLE}")
+        return SandboxUnavailable(f"the code interpreter needs bwrap, which is not installed: {walls.HOW_TO_ENABLE}")
     iso = Isolation(bwrap=exe, own_uid=os.geteuid() == 0)
     problem = _trial(iso)
     if problem is not None:
         log.error("sandbox: bwrap cannot start a run here: %s", problem)
-        return SandboxUnavailable(f"bwrap cannot start a run here ({problem}): {HOW_TO_ENABLE}")
+        return SandboxUnavailable(f"bwrap cannot start a code run here ({problem}): {walls.HOW_TO_ENABLE}")
     return iso
 
 
@@ -298,31 +297,12 @@ def _package_dirs() -> list[str]:
 
 def bwrap_args(iso: Isolation, limits: Limits, program: Path) -> list[str]:
     """The ``bwrap`` command line of a run (before the interpreter's), as described in the module's docstring."""
-    args = [iso.bwrap, "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid", "--unshare-net",
-            "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
-    if not iso.own_uid:  # a user harness: bwrap makes the namespaces in a user namespace of its own
-        args += ["--unshare-user", "--disable-userns"]
-    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        host = f"/{name}"
-        if os.path.islink(host):
-            args += ["--symlink", os.readlink(host), host]
-        elif os.path.isdir(host):
-            args += ["--ro-bind", host, host]
-    args += ["--ro-bind", "/usr", "/usr"]
     made = {"/", "/usr"}
-    for prefix in _prefixes():
-        if prefix == "/usr" or prefix.startswith("/usr/"):
-            continue
-        for parent in list(reversed(Path(prefix).parents))[1:]:  # made crossable: the run may not own them
-            if str(parent) not in made:
-                made.add(str(parent))
-                args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--ro-bind", prefix, prefix]
-        made.add(prefix)
+    args = [iso.bwrap, *walls.namespaces(as_root=iso.own_uid), "--new-session", *walls.system(),
+            *walls.read_only(_prefixes(), made)]
     for package in _package_dirs():
         args += ["--perms", "0755", "--size", "4096", "--tmpfs", package]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777" if iso.own_uid else "0700", "--size", str(limits.disk_bytes), "--tmpfs", BOX,
+    args += ["--perms", "1777" if iso.own_uid else "0700", "--size", str(limits.disk_bytes), "--tmpfs", BOX,
              "--perms", "0755", "--dir", os.path.dirname(CODE), "--ro-bind", str(program), CODE, "--chdir", BOX,
              "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", BOX, "--setenv", "TMPDIR", BOX,
              "--setenv", "PYTHONHASHSEED", "0", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
