@@ -177,7 +177,8 @@ class RealSession:
         return [walls.bwrap(), *walls.namespaces(as_root=os.geteuid() == 0), *walls.system(),
                 *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
                 *walls.read_only(installs, made), *walls.writable([self.files_dir, self.state_dir], made),
-                "--chdir", str(self.files_dir), "--"]
+                # anything else is read-only: a write outside the episode fails there, visibly to the model
+                "--remount-ro", "/", "--chdir", str(self.files_dir), "--"]
 
     def _kill_group(self) -> None:
         try:

@@ -1,0 +1,239 @@
+"""The model under test cannot reach the answers or the scores: escapes tried from model-written code and
+through the real servers, under a root harness (this process, in CI) and under a user harness (a harness
+run as ``nobody`` with the system's Python), each with the audit hook on and off.
+
+Every attempt aims at what would matter: a task file with its reference answer (in the checkout and
+through the installed package), a run store (``run.sqlite``) to rewrite, a file outside the episode to
+write, and a process left behind. Each must fail, and nothing may show on the host afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_persona.apps._live.sandbox import Limits, run_python
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = ROOT / "src" / "mcp_persona" / "data" / "tasks" / "livemcpbench" / "finance.json"
+SECRET = json.loads(TASK.read_text())[0]["reference_answer"][:40]  # a piece of an answer key
+LIMITS = Limits(wall_seconds=8.0)
+
+
+def attacks(target: Path) -> dict[str, str]:
+    """Programs a model could write; ``target`` is a host folder holding a run store. Each prints what it got."""
+    task, store, marker = str(TASK), str(target / "run.sqlite"), str(target / "escaped.txt")
+    shell = (f"cat {task}; echo pwned > {marker}; sqlite3 {store} 'UPDATE episodes SET acc = 1' ; "
+             f"echo x >> {store}; (setsid sleep 300 &) ; kill -9 {os.getpid()}")
+    return {
+        "ctypes system": f"import ctypes\nctypes.CDLL(None).system({shell!r}.encode())\n",
+        "fork_exec": (  # _posixsubprocess starts programs with no audit event
+            "import _posixsubprocess, os\n"
+            "r, w = os.pipe()\n"
+            f"_posixsubprocess.fork_exec([b'/bin/sh', b'-c', {shell!r}.encode()], [b'/bin/sh'], True, (), None,"
+            " None, -1, -1, -1, -1, -1, -1, r, w, False, False, -1, None, None, None, -1, None, False)\n"
+            "import time; time.sleep(1)\n"),
+        "dir_fd and a symlink": (
+            "import os\n"
+            "os.symlink('/', 'root')\n"
+            "fd = os.open('root', os.O_RDONLY)\n"
+            f"print(os.read(os.open({task.lstrip('/')!r}, os.O_RDONLY, dir_fd=fd), 200))\n"),
+        "the installed package": (
+            "import importlib.resources\n"
+            "print(importlib.resources.files('mcp_persona').joinpath('data/tasks/livemcpbench/finance.json')"
+            ".read_text())\n"),
+        "the run store": (f"import sqlite3\nsqlite3.connect({store!r}).execute('UPDATE episodes SET acc = 1')\n"
+                          f"open({store!r}, 'a').write('x')\n"),
+        "a file outside": f"open({marker!r}, 'w').write('pwned')\n",
+    }
+
+
+def make_target(tmp_path: Path) -> tuple[Path, bytes]:
+    import sqlite3
+
+    target = tmp_path / "run"
+    target.mkdir(mode=0o755)
+    db = sqlite3.connect(target / "run.sqlite")
+    db.execute("CREATE TABLE episodes (task_id TEXT, acc REAL)")
+    db.execute("INSERT INTO episodes VALUES ('t', 0.0)")
+    db.commit()
+    db.close()
+    (target / "run.sqlite").chmod(0o644)
+    return target, (target / "run.sqlite").read_bytes()
+
+
+def sleepers() -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes().split(b"\0")[:2] == [b"sleep", b"300"]:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def assert_contained(name: str, output: str, target: Path, store: bytes) -> None:
+    assert SECRET not in output, f"{name}: the answer key was read"
+    assert not (target / "escaped.txt").exists(), f"{name}: wrote outside the sandbox"
+    assert (target / "run.sqlite").read_bytes() == store, f"{name}: the run store changed"
+    deadline = time.monotonic() + 3
+    while sleepers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not sleepers(), f"{name}: a process outlived the run"
+
+
+@pytest.mark.parametrize("hook", [True, False], ids=["hook", "no-hook"])
+def test_model_written_code_cannot_escape_a_root_harness(tmp_path: Path, hook: bool) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("this harness is not root: the user-harness test covers it")
+    target, store = make_target(tmp_path)
+    for name, code in attacks(target).items():
+        result = anyio.run(lambda c=code: run_python(c, LIMITS, audit_hook=hook))
+        assert_contained(name, result.stdout + result.stderr, target, store)
+    assert os.getpid() > 0  # the harness is alive: its kill reached nothing
+
+
+DRIVER = """
+import json, sys
+sys.path[:0] = sys.argv[1].split(":")
+import anyio
+from mcp_persona.apps._live.sandbox import Limits, run_python
+attacks, hook = json.loads(sys.argv[2]), sys.argv[3] == "1"
+out = {}
+for name, code in attacks.items():
+    r = anyio.run(lambda c=code: run_python(c, Limits(wall_seconds=8.0), audit_hook=hook))
+    out[name] = r.stdout + r.stderr
+print(json.dumps(out))
+"""
+
+
+def user_harness() -> list[str] | None:
+    """A command that runs Python as ``nobody`` with the system's interpreter (the project's may live under a
+    home directory nobody can enter); None where this machine cannot."""
+    system_python = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
+    if os.geteuid() != 0 or not system_python.exists() or shutil.which("setpriv") is None:
+        return None
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(system_python)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("hook", [True, False], ids=["hook", "no-hook"])
+def test_model_written_code_cannot_escape_a_user_harness(tmp_path: Path, hook: bool) -> None:
+    prefix = user_harness()
+    if prefix is None:
+        pytest.skip("needs root to start a user harness here (setpriv) and the system's Python of this version")
+    os.chmod(tmp_path, 0o755)
+    target, store = make_target(tmp_path)
+    site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
+    done = subprocess.run([*prefix, "-c", DRIVER, f"{ROOT / 'src'}:{site}", json.dumps(attacks(target)),
+                           "1" if hook else "0"], capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    outputs: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert set(outputs) == set(attacks(target))
+    for name, output in outputs.items():
+        assert_contained(name, output, target, store)
+
+
+# -- the real servers ----------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_real_servers_see_only_the_episode(tmp_path: Path) -> None:
+    from mcp_persona.livemcptool import missing_reason, open_episode
+
+    needed = ["git", "word-document-server", "ppt", "filesystem"]
+    if missing := [n for n in needed if missing_reason(n)]:
+        pytest.skip(f"real servers not installed: {missing} (scripts/install-real-servers.sh)")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+
+    async def go() -> dict[str, str]:
+        seen: dict[str, str] = {}
+        async with open_episode(tmp_path / "episode", servers=needed) as ep:
+            async def call(server: str, tool: str, args: dict[str, Any]) -> str:
+                result = await ep.call(server, tool, args)
+                return " ".join(getattr(c, "text", "") for c in result.content)
+
+            seen["git_show"] = await call("git", "git_show", {
+                "repo_path": str(ROOT), "revision": "HEAD:src/mcp_persona/data/tasks/livemcpbench/finance.json"})
+            seen["git_log"] = await call("git", "git_log", {"repo_path": str(ROOT)})
+            seen["word"] = await call("word-document-server", "create_document",
+                                      {"filename": str(outside / "w.docx")})
+            seen["word list"] = await call("word-document-server", "list_available_documents",
+                                           {"directory": str(ROOT / "src" / "mcp_persona" / "data" / "tasks")})
+            seen["ppt"] = await call("ppt", "create_presentation", {"id": "p"})
+            seen["ppt save"] = await call("ppt", "save_presentation",
+                                          {"file_path": str(outside / "p.pptx"), "presentation_id": "p"})
+            seen["fs"] = await call("filesystem", "read_text_file", {"path": str(TASK)})
+            inside = await call("word-document-server", "create_document",
+                                {"filename": str(ep.files_dir / "fine.docx")})
+            seen["inside ok"] = str((ep.files_dir / "fine.docx").exists()) + inside
+        return seen
+
+    seen = anyio.run(go)
+    for name, text in seen.items():
+        if name != "inside ok":
+            assert SECRET not in text and "finance_" not in text, (name, text[:300])
+    assert not list(outside.iterdir()), "a server wrote outside the episode"
+    assert seen["inside ok"].startswith("True")  # the episode's own folder still works
+
+
+HARNESS = """
+import anyio, sys
+from pathlib import Path
+from mcp_persona.livemcptool import open_episode
+
+async def main():
+    async with open_episode(Path(sys.argv[1]), servers=["memory", "time"]) as ep:
+        print("ready", flush=True)
+        await anyio.sleep(60)
+
+anyio.run(main)
+"""
+
+
+@pytest.mark.slow
+def test_a_killed_harness_leaves_no_real_server(tmp_path: Path) -> None:
+    import signal
+
+    from mcp_persona.livemcptool import missing_reason
+
+    if missing_reason("memory") or missing_reason("time"):
+        pytest.skip("real servers not installed (scripts/install-real-servers.sh)")
+    where = tmp_path / "episode"
+    harness = subprocess.Popen([sys.executable, "-c", HARNESS, str(where)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert harness.stdout is not None and harness.stdout.readline().strip() == "ready"
+        assert mentioning(str(where)), "the servers never started"
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(10)
+        deadline = time.monotonic() + 5
+        while mentioning(str(where)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not mentioning(str(where)), "a real server outlived its harness"
+    finally:
+        harness.kill()
+        harness.wait(10)
+
+
+def mentioning(marker: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace") \
+                        and "zombie" not in status:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
