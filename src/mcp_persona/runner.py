@@ -10,7 +10,7 @@ environment of its own, and is kept with the episode.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -229,11 +229,13 @@ async def run_suite(
     on_start: Callable[[Task, int], None] | None = None,
     on_done: Callable[[EpisodeRecord], None] | None = None,
     breaker: CircuitBreaker | None = None,
+    executor: Callable[[Task, int], Awaitable[EpisodeRecord]] | None = None,
 ) -> int:
     """Run every (task, trial) not yet finished in ``store``; return how many episodes ran now.
 
     With ``breaker``, RunStopped when it trips: the episodes in flight are cancelled (not stored, so
-    ``--resume`` runs them), every finished one is stored."""
+    ``--resume`` runs them), every finished one is stored. ``executor``: runs an episode elsewhere (a Ray
+    cluster) and returns its record, in place of running it here; the store is still written here only."""
     if concurrency < 1 or trials < 1:
         raise ValueError("concurrency and trials must be at least 1")
     todo = pending(tasks, store, trials)
@@ -244,8 +246,11 @@ async def run_suite(
         async with limiter:
             if on_start is not None:
                 on_start(task, epoch)
-            record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools, epoch=epoch,
-                                       judging=judging, protocol=protocol, settings=settings)
+            if executor is not None:
+                record = await executor(task, epoch)
+            else:
+                record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools,
+                                           epoch=epoch, judging=judging, protocol=protocol, settings=settings)
             store.write(record)
             if on_done is not None:
                 on_done(record)

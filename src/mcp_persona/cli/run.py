@@ -127,6 +127,11 @@ def run(
     max_consecutive_errors: Annotated[int, typer.Option(
         min=0, help="stop the run when this many episodes in a row fail on the model endpoint the same way "
                     "(0: never)")] = 3,
+    executor: Annotated[str, typer.Option(
+        help="where episodes run: local (this process) or ray (the Ray cluster at --ray-address)")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        help="the Ray cluster to join (host:port, or 'auto' for the one on this machine; default: start one)")] = (
+        None),
     preflight_check: Annotated[bool, typer.Option(
         "--preflight/--no-preflight", help="one small request to each endpoint before the first episode")] = True,
     one_call_per_turn: Annotated[bool, typer.Option(
@@ -137,7 +142,7 @@ def run(
     del flags["ctx"]
     if resume and run_dir is not None and (merged := stored_flags(ctx, flags, run_dir)) != flags:
         return run(ctx, **merged)  # the flags not given now are the stored run's
-    from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
+    from mcp_persona.agents.recipe import AgentRecipe
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, ModelSettings, RetryPolicy, make_client
@@ -158,6 +163,12 @@ def run(
         raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
+    if executor not in ("local", "ray"):
+        raise fail(f"--executor {executor!r}: use local or ray")
+    if executor == "ray" and judge.strip().lower() != "rules":
+        raise fail("--executor ray runs rule-scored episodes; a judge model runs with --executor local")
+    if ray_address is not None and executor != "ray":
+        raise fail("--ray-address is for --executor ray")
     if success is not None and judge.strip().lower() == "rules":
         raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
@@ -193,21 +204,17 @@ def run(
         raise fail(f"--{next(iter(model_settings.to_dict())).replace('_', '-')} is a model setting; use it with "
                    "--agent model or copilot")
     retry = RetryPolicy(max_attempts=max_attempts, timeout_s=request_timeout)
-    client = None
-    if takes_model:
-        kind = CopilotAgent if agent is AgentKind.copilot else ModelAgent
-        try:
-            client = make_client(model or "", base_url=base_url, api_key_env=api_key_env, retry=retry,
-                                 max_concurrency=max_requests or concurrency, settings=model_settings,
-                                 api_limits=api_limits.value)
-            runner_agent = kind(client, max_rounds=max_rounds, skills=skill_set)
-        except (ValueError, ModelError) as exc:
-            raise fail(str(exc)) from exc
-        if agent is AgentKind.model:
-            check_pool_limits(client, protocol, tasks, settings, tools.value)
-    else:
-        runner_agent = (ReferenceAgent(one_call_per_turn=one_call_per_turn) if agent is AgentKind.reference
-                        else NoopAgent())
+    recipe = AgentRecipe(agent.value, model=model, base_url=base_url, api_key_env=api_key_env,
+                         api_limits=api_limits.value, settings=model_settings.to_dict(), max_rounds=max_rounds,
+                         skills=skills, one_call_per_turn=one_call_per_turn, max_requests=max_requests or concurrency,
+                         request_timeout=request_timeout, max_attempts=max_attempts)
+    try:
+        runner_agent = recipe.build()
+    except (ValueError, ModelError) as exc:
+        raise fail(str(exc)) from exc
+    client = getattr(runner_agent, "client", None)
+    if agent is AgentKind.model:
+        check_pool_limits(client, protocol, tasks, settings, tools.value)
     judging = None
     try:
         spec = judge_spec(judge)
@@ -250,11 +257,14 @@ def run(
         status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))),
                             plain=not err.is_terminal)
         try:
+            remote = ray_episodes(ray_address, recipe, protocol.name, settings, tools.value,
+                                  context_distractors) if executor == "ray" else None
             with terminate_as_interrupt() as caught:
                 anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
                                             context_distractors=context_distractors, trials=trials,
                                             judging=judging, protocol=protocol, settings=settings,
-                                            on_start=status.started, on_done=status.finished, breaker=breaker))
+                                            on_start=status.started, on_done=status.finished, breaker=breaker,
+                                            executor=remote))
         except RunStopped as exc:
             stopped = str(exc)
         except KeyboardInterrupt:
@@ -399,6 +409,17 @@ class terminate_as_interrupt:
     def __exit__(self, *exc: object) -> None:
         if self._previous is not None:
             signal.signal(signal.SIGTERM, self._previous)
+
+
+def ray_episodes(address: str | None, recipe: Any, protocol: str, settings: dict[str, Any], tools: str,
+                 context_distractors: int) -> Any:
+    """The Ray executor's episode function (the cluster joined once per process)."""
+    from mcp_persona.ray_executor import RayExecutor, RayUnavailable
+
+    try:
+        return RayExecutor(address, recipe, protocol, settings, tools, context_distractors).episode
+    except RayUnavailable as exc:
+        raise fail(str(exc)) from exc
 
 
 def resume_command(run_dir: Path, *, bare: bool = False) -> str:

@@ -30,6 +30,10 @@ def sweep(
         min=0.0, help="stop before a cell that would take the spend (USD, list prices) past this")] = None,
     dry_run: Annotated[bool, typer.Option(help="list the cells and their state, run nothing")] = False,
     report: Annotated[bool, typer.Option(help="write OUT/sweep.html and OUT/sweep.md at the end")] = True,
+    executor: Annotated[str, typer.Option(
+        help="where the cells' episodes run: local (this process) or ray (a Ray cluster)")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        help="the Ray cluster (host:port, 'auto' for the one on this machine; default: start one)")] = None,
 ) -> None:
     """Run a sweep: models x suites x a grid of options x trials, one run folder per cell."""
     from mcp_persona.cli import run as run_cmd
@@ -41,6 +45,9 @@ def sweep(
         plan = cells(spec, out)
     except SweepError as exc:
         raise fail(str(exc)) from exc
+    if executor != "local":  # every cell's episodes on the cluster; the stores stay written here
+        for cell in plan:
+            cell.flags.update(executor=executor, ray_address=ray_address)
     states = {c.folder: cell_state(c) for c in plan}
     if not plan:
         raise fail(f"{sweep_file}: the sweep has no cell (does each suite take one of its models?)")

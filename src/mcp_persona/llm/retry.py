@@ -130,7 +130,7 @@ class RetryPolicy:
         attempt: Callable[[], Awaitable[T]],
         *,
         classify: Callable[[Exception], ModelError | None],
-        limiter: anyio.CapacityLimiter | None = None,
+        limiter: Any = None,
         label: str = "model",
     ) -> tuple[T, int]:
         """Run ``attempt`` until it succeeds or the policy gives up; return (result, attempts made).
@@ -174,15 +174,28 @@ class RetryPolicy:
 # --- per-endpoint concurrency -------------------------------------------------------------------------------
 
 _LIMITERS: RunVar[dict[str, anyio.CapacityLimiter]] = RunVar("mcp_persona_llm_limiters")
+# Where the limit must hold across processes (a cluster's workers), a factory of limiters shared by all of
+# them replaces the per-loop ones: ``share_limits`` (the Ray executor sets it in each worker).
+_SHARED: Callable[[str, int], Any] | None = None
 
 
-def limiter_for(key: str, limit: int) -> anyio.CapacityLimiter:
-    """The limiter every client of endpoint ``key`` shares in this event loop (created on first use).
+def share_limits(factory: Callable[[str, int], Any] | None) -> None:
+    """Make every endpoint limit come from ``factory(key, limit)``: an async context manager held around each
+    request (None: back to one limiter per event loop)."""
+    global _SHARED
+    _SHARED = factory
+
+
+def limiter_for(key: str, limit: int) -> Any:
+    """The limiter every client of endpoint ``key`` shares in this event loop (created on first use), or the
+    cross-process one where :func:`share_limits` set a factory.
 
     If clients of one endpoint ask for different limits, the latest one wins (for all of them).
     """
     if limit < 1:
         raise ValueError("the concurrency limit must be at least 1")
+    if _SHARED is not None:
+        return _SHARED(key, limit)
     try:
         limiters = _LIMITERS.get()
     except LookupError:

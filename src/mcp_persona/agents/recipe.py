@@ -1,0 +1,47 @@
+"""How to build a run's agent, as plain data: so that a worker process on another machine (the Ray executor)
+builds the very agent the command line built here, from the same recipe."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from mcp_persona.agents.base import Agent
+
+AgentKindName = Literal["reference", "noop", "model", "copilot"]
+
+
+@dataclass(frozen=True)
+class AgentRecipe:
+    kind: AgentKindName
+    model: str | None = None  # a model spec (``openai:NAME``, ``anthropic:NAME``, ``local``)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_limits: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # ModelSettings fields that were set
+    max_rounds: int = 20
+    skills: str = "none"
+    one_call_per_turn: bool = False
+    max_requests: int = 8  # requests in flight to the model's endpoint
+    request_timeout: float = 180.0
+    max_attempts: int = 5
+
+    def build(self) -> Agent:
+        """The agent; ValueError or ModelError when the recipe cannot make one (a bad model spec, a key missing)."""
+        from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
+        from mcp_persona.agents.skills import Skills
+        from mcp_persona.llm import ModelSettings, RetryPolicy, make_client
+
+        if self.kind == "reference":
+            return ReferenceAgent(one_call_per_turn=self.one_call_per_turn)
+        if self.kind == "noop":
+            return NoopAgent()
+        client = make_client(self.model or "", base_url=self.base_url, api_key_env=self.api_key_env,
+                             retry=RetryPolicy(max_attempts=self.max_attempts, timeout_s=self.request_timeout),
+                             max_concurrency=self.max_requests, settings=ModelSettings(**self.settings),
+                             api_limits=self.api_limits)
+        kind = CopilotAgent if self.kind == "copilot" else ModelAgent
+        return kind(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
