@@ -92,6 +92,7 @@ class Protocol:
     options: tuple[Option, ...] = ()
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
+    scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
     # the first is the primary score (ranking, the Pareto plot, the per-group columns)
     report_columns: tuple[tuple[str, str, str], ...] = (("Acc", "acc", "mean task Acc"),)
@@ -156,6 +157,11 @@ class Protocol:
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         """LLM judging after the rule score (protocols without a judge do nothing)."""
+
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
+        full: what equivalence testing asks of every equivalent form of the answer."""
+        raise NotImplementedError
 
     # -- a run -----------------------------------------------------------------------------------
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:

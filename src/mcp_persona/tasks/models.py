@@ -193,6 +193,15 @@ class MutationExemption(BaseModel):
         return f"{self.kind} {self.call}" + (f" {self.argument}" if self.argument else "")
 
 
+class EquivalenceExemption(BaseModel):
+    """An equivalent form of the answer or of the gold output files the checks may reject, and why (see
+    :mod:`mcp_persona.equivalents`): the instruction asks for exactly the form the variant changes."""
+
+    model_config = _STRICT
+    kind: Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text"]
+    reason: str = Field(min_length=25)
+
+
 class Task(BaseModel):
     model_config = _STRICT
 
@@ -229,6 +238,7 @@ class Task(BaseModel):
     domain: Literal["daily", "professional"] | None = Field(default=None, description="MCPAgentBench: the domain")
     seed: int = 0
     mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
+    equivalence_exemptions: list[EquivalenceExemption] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:

@@ -159,6 +159,12 @@ class LiveMCPBenchProtocol(Protocol):
         record.score["judge_status"] = verdict.status
         record.score["success"] = bool(record.score["rule_success"]) and judged
 
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        if score["rule_success"]:
+            return None
+        why = [f"{c['summary']}: {c['why']}" for c in score["checks"] if not c["passed"]]
+        return "; ".join(why + ([f"dump ({score['dump_why']})"] if score["answer_dump"] else [])) or "no success"
+
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats
         from mcp_persona.report.summary import usage_metrics
