@@ -140,15 +140,18 @@ class FileCheck(BaseModel):
     """A file the agent must leave in the episode's working folder (LiveMCPBench's office tasks).
 
     The file is read with the library of its format (openpyxl, python-docx, python-pptx; csv and
-    text as text). ``contains``: values that must all appear in its text (normalized), ``absent``: none
-    of these may; ``cells``:
-    spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold.
+    text as text). ``contains``: values that must all appear in its text (read as answers are: numbers as
+    numbers, markdown emphasis dropped); ``together``: groups of values that must each share one line, row or
+    slide (the facts of one item, in whatever layout: ``["North", "342.2"]``); ``absent``: none of these may
+    appear; ``cells``: spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold
+    (a formula counts as what it computes).
     """
 
     model_config = _STRICT
     path: str = Field(min_length=1, description="relative to the working folder")
     summary: str = Field(min_length=1)
     contains: list[str] = Field(default_factory=list)
+    together: list[list[str]] = Field(default_factory=list, description="values that must share one line / row / slide")
     absent: list[str] = Field(default_factory=list, description="values that must not appear (a sloppy filter)")
     cells: dict[str, Any] = Field(default_factory=dict)
     min_slides: int | None = Field(default=None, ge=1, description="pptx: at least this many slides")
