@@ -11,8 +11,9 @@ environment through the suite's own scorers, and require the full score the gold
 * ``reordered`` — the answer's sentences in reverse order;
 * ``dates``     — ISO dates written out (``2026-03-09`` -> ``March 9, 2026``);
 * ``files``     — the gold chain's free text written in another layout: ``Label: value`` lines as
-  ``**Label:** value``, table rows as ``a: b`` lines, numbers with thousands separators and a number written
-  to a spreadsheet cell as a formula that computes it (a derived value's own arithmetic, else ``=value``);
+  ``**Label:** value``, table rows as ``a: b`` lines, numbers with thousands separators and, where the checks
+  read the documents the agent leaves (LiveMCPBench), a number written to a spreadsheet cell as a formula that
+  computes it (a derived value's own arithmetic, else ``=value``);
 * ``free_text`` — where only the calls are scored (MCPAgentBench), every free-text argument retyped: its first
   letter in the other case, its closing period added or left out.
 
@@ -144,20 +145,29 @@ def _formula(value: float, task: Task) -> str:
     return f"={value}"
 
 
-def relaid_arguments(arguments: Any, task: Task) -> Any:
-    """The arguments of a write with their free text relaid (:func:`relaid`) and the numbers of a values grid
-    (a list of rows) written as formulas; anything else as it is."""
+# arguments that hold what a document says (free text an agent lays out its own way); code, queries and
+# expressions are not relaid
+CONTENT_KEYS = frozenset({"content", "body", "text", "title", "message", "description", "notes", "markdown",
+                          "data", "values", "rows"})
+
+
+def relaid_arguments(arguments: Any, task: Task, *, formulas: bool, key: str = "") -> Any:
+    """The arguments of a call with the free text of its content arguments (:data:`CONTENT_KEYS`) relaid
+    (:func:`relaid`) and, with ``formulas``, the numbers of a values grid (a list of rows) written as formulas
+    that compute them; anything else as it is."""
     if isinstance(arguments, dict):
         if set(arguments) == {"$ref"}:
             return arguments
-        return {k: relaid_arguments(v, task) for k, v in arguments.items()}
+        return {k: relaid_arguments(v, task, formulas=formulas, key=k) for k, v in arguments.items()}
+    if key not in CONTENT_KEYS:
+        return arguments
     if isinstance(arguments, list):
-        if arguments and all(isinstance(r, list) for r in arguments):  # a grid of cells
-            return [[_formula(c, task) if isinstance(c, int | float) and not isinstance(c, bool) else
-                     relaid_arguments(c, task) for c in r] for r in arguments]
-        return [relaid_arguments(v, task) for v in arguments]
+        if formulas and arguments and all(isinstance(r, list) for r in arguments):  # a grid of cells
+            return [[_formula(c, task) if isinstance(c, int | float) and not isinstance(c, bool) else c for c in r]
+                    for r in arguments]
+        return [relaid_arguments(v, task, formulas=formulas, key=key) for v in arguments]
     if isinstance(arguments, str):
-        return relaid(arguments) if ("\n" in arguments or ": " in arguments) else arguments
+        return relaid(arguments)
     return arguments
 
 
@@ -187,8 +197,9 @@ class TaskEquivalence:
         return [r for r in self.results if not r.kept and not r.exempt]
 
 
-def derive_equivalents(task: Task, *, files: bool = True) -> list[Equivalent]:
-    """Every variant of the task that changes something (see the module)."""
+def derive_equivalents(task: Task, *, files: bool = True, formulas: bool = False) -> list[Equivalent]:
+    """Every variant of the task that changes something (see the module); ``formulas``: the checks read the
+    documents the agent leaves (a spreadsheet's formula computes there), so numbers of a grid may be formulas."""
     from mcp_persona.mutants import PlannedCall, gold_plan
 
     plan = gold_plan(task)
@@ -197,7 +208,7 @@ def derive_equivalents(task: Task, *, files: bool = True) -> list[Equivalent]:
            if answer and (text := make(answer)) != answer]
     if files:
         calls = tuple(PlannedCall(p.label, p.round, p.call.model_copy(
-            update={"arguments": relaid_arguments(p.call.arguments, task)})) for p in plan)
+            update={"arguments": relaid_arguments(p.call.arguments, task, formulas=formulas)})) for p in plan)
         if any(json.dumps(a.call.arguments) != json.dumps(b.call.arguments) for a, b in zip(calls, plan, strict=True)):
             out.append(Equivalent("files", answer, calls))
     return out
@@ -231,7 +242,7 @@ async def equivalence_test(task: Task, protocol: Protocol) -> TaskEquivalence:
     from mcp_persona.runner import run_episode
 
     if protocol.scores_answer:
-        variants = derive_equivalents(task)
+        variants = derive_equivalents(task, formulas=protocol.reads_documents)
     else:
         calls = retyped_calls(task)
         variants = [Equivalent("free_text", task.reference_answer, calls)] if calls != gold_plan(task) else []

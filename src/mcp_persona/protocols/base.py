@@ -93,6 +93,7 @@ class Protocol:
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
+    reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
     # the first is the primary score (ranking, the Pareto plot, the per-group columns)
     report_columns: tuple[tuple[str, str, str], ...] = (("Acc", "acc", "mean task Acc"),)

@@ -78,6 +78,15 @@ class SearchCheckpoint(_CheckpointBase):
         description="GT values the agent works out from others, each with its arithmetic ({\"58\": \"183.1-125.1\"}):"
                     " such a value is grounded when every number of its expression was shown by a tool or is stated"
                     " in the instruction, not when a tool prints the result (see mcp_persona.scoring.grounding)")
+    alternatives: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="other values accepted in place of a GT value: every answer the data makes right (two flights"
+                    " tied for cheapest) or the instruction's wording allows (a price read another way); an"
+                    " alternative may be derived too")
+
+    def forms(self, value: str) -> list[str]:
+        """The GT value and the alternatives accepted in its place."""
+        return [value, *self.alternatives.get(value, [])]
 
     @field_validator("gt_value", mode="before")
     @classmethod
@@ -88,9 +97,14 @@ class SearchCheckpoint(_CheckpointBase):
     def _derivations(self) -> SearchCheckpoint:
         from mcp_persona.scoring.grounding import derivation_problem  # scoring imports this module
 
+        unknown = sorted(set(self.alternatives) - set(self.gt_value))
+        if unknown:
+            raise ValueError(f"alternatives given for {unknown}, which are not GT values {self.gt_value}")
+        accepted = {f for v in self.gt_value for f in self.forms(v)}
         for value, expression in self.derived.items():
-            if value not in self.gt_value:
-                raise ValueError(f"derived value {value!r} is not one of the GT values {self.gt_value}")
+            if value not in accepted:
+                raise ValueError(f"derived value {value!r} is not one of the GT values {self.gt_value} "
+                                 "(nor an alternative)")
             problem = derivation_problem(value, expression)
             if problem:
                 raise ValueError(problem)

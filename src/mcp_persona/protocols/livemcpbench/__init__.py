@@ -69,6 +69,7 @@ class LiveMCPBenchProtocol(Protocol):
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
                     ("Cost", "cost_usd", "money"))
     route_library = "livemcptool"
+    reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
         problems = []

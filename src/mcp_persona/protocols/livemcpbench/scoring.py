@@ -200,12 +200,15 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
     seen = seen if seen is not None else evidence(task, trajectory)
     for cp in task.checkpoints:
         if isinstance(cp, SearchCheckpoint):
-            missing = [v for v in cp.gt_value if not appears_in(v, answer)]
+            stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
+            missing = [v for v, forms in stated.items() if not forms]
             if missing:
                 out.append({"kind": "answer", "summary": cp.summary, "passed": False,
                             "why": f"answer lacks {missing}", "ungrounded": []})
                 continue
-            why = {v: w for v in cp.gt_value if (w := seen.why_ungrounded(v, cp.derived.get(v)))}
+            # grounded when some form the answer states is (an alternative of a tie: its own evidence)
+            why = {v: "; ".join(ws) for v, forms in stated.items()
+                   if all(ws := [seen.why_ungrounded(f, cp.derived.get(f)) or "" for f in forms])}
             out.append({"kind": "answer", "summary": cp.summary, "passed": not why,
                         "why": "; ".join(why.values()) if why else "ok", "ungrounded": list(why)})
         elif isinstance(cp, OtherCheckpoint):
