@@ -41,13 +41,14 @@ OPENING = "Sure, I looked into it. Here is what I found.\n\n"
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
 # a plain ISO date (not the date of a timestamp), and a number that is no part of a date, time, id or version
-_ISO_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w:-]|\.\d)")
+_ISO_DATE = re.compile(r"(?<![\w/-])(\d{4})-(\d{2})-(\d{2})(?![\w:/-]|\.\w)")
 _FIGURE = re.compile(r"(?<![\w.,/:#@$£€¥-])([$£€¥]?)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,:/-]\d)")
 _MASKED = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
                      r"|\d{1,2}:\d{2}(?::\d{2})?|\b[\w.-]+@[\w.-]+|(?:https?://|/)\S+|\bv?\d+(?:\.\d+){2,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(*])")
 _LABEL = re.compile(r"^(\s*[-*]?\s*)([A-Za-z][\w /()-]{0,40}):(?=\s)", re.M)
 _ROW = re.compile(r"^\|(.+)\|\s*$", re.M)
+_FRONTMATTER = re.compile(r"^---\n.*?\n---\n", re.S)
 
 
 def _outside_masks(text: str, pattern: re.Pattern[str], repl: Callable[[re.Match[str]], str]) -> str:
@@ -116,7 +117,11 @@ ANSWER_VARIANTS: dict[EquivalentKind, Callable[[str], str]] = {
 
 def relaid(text: str) -> str:
     """Free text written in another layout: ``**Label:** value``, table rows as ``a: b`` lines (the header's
-    separator row dropped), figures with thousands separators."""
+    separator row dropped), figures with thousands separators; a leading YAML front matter block is kept."""
+    front = _FRONTMATTER.match(text)
+    if front is not None:  # a note's metadata block is data, not layout: kept as it is
+        return front.group(0) + relaid(text[front.end():])
+
     def row(m: re.Match[str]) -> str:
         cells = [c.strip() for c in m.group(1).split("|")]
         if all(set(c) <= set("-: ") for c in cells):

@@ -9,7 +9,8 @@ text when
   ``31200000``): the text states a number that agrees with it (:func:`agrees`): the same number, or the same
   number rounded or cut to the precision either states, within :data:`TOLERANCE`; a scale word counts
   (``31.2 million``), units and currency signs around the text's number do not matter, and digits inside a
-  date, a time, a version or an id are not numbers;
+  date, a time or a version are no number of their own; or the text holds the value as written, not inside a
+  longer number (``518`` in ``天目山路518号``);
 * it is a date (``2026-03-09``): the text holds it, or writes it out (``March 9, 2026``, ``9 Mar 2026``);
 * it is a clock time (``00:00``): the text holds it as a time, on the 24-hour or 12-hour clock (``12:00 AM``);
 * otherwise: its normalized form is a substring of the text's normalized form.
@@ -70,7 +71,10 @@ def _try_json(s: str) -> Any:
 
 
 def appears_in(value: Any, text: str) -> bool:
-    return mentioned(normalize(value), _normalized(text))
+    needle = normalize(value)
+    if not needle and str(value).strip():  # the markup itself is what is asked for (``**``: a bold title)
+        return str(value).strip() in decoded(text)
+    return mentioned(needle, _normalized(text))
 
 
 @lru_cache(maxsize=4096)
@@ -182,13 +186,20 @@ def _times(text: str) -> set[tuple[int, int]]:
     return out
 
 
+def _digits_in(needle: str, hay: str) -> bool:
+    """The expected number's own text, not inside a longer number: ``518`` in ``天目山路518号`` or ``2.1`` in
+    ``v2.1`` (a number glued to letters is no number of its own to :func:`stated_numbers`); never ``72`` in
+    ``1720`` nor ``1082`` in ``1082.68`` (that one agrees as a number, when it does)."""
+    return re.search(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay) is not None
+
+
 def mentioned(needle: str, hay: str) -> bool:
     """Whether the normalized text ``hay`` holds the normalized value ``needle`` (see the module)."""
     if not needle:
         return False
     number = quantity(needle)
     if number is not None:
-        return any(agrees(number, s) for s in stated_numbers(hay))
+        return any(agrees(number, s) for s in stated_numbers(hay)) or _digits_in(needle, hay)
     if needle in hay:
         return True
     if (d := _ISO_DATE.fullmatch(needle)) is not None:
