@@ -100,7 +100,8 @@ def _sheet_values(ws: Any, saved: Any) -> list[list[Any]]:
     from mcp_persona.apps.excel.tools import _compute
 
     cells = {c.coordinate: c.value for row in ws.iter_rows() for c in row}
-    formulas = {k: v for k, v in cells.items() if isinstance(v, str) and v.startswith("=")}
+    # a writer that stores a formula with its "=" (excelize does) reads "==...": the same formula all the same
+    formulas = {k: "=" + v.lstrip("=") for k, v in cells.items() if isinstance(v, str) and v.startswith("=")}
     plain = {k: v for k, v in cells.items() if k not in formulas}
 
     def value(ref: str) -> Any:
