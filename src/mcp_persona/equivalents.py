@@ -15,7 +15,7 @@ environment through the suite's own scorers, and require the full score the gold
   read the documents the agent leaves (LiveMCPBench), a number written to a spreadsheet cell as a formula that
   computes it (a derived value's own arithmetic, else ``=value``);
 * ``free_text`` — where only the calls are scored (MCPAgentBench), every free-text argument retyped: its first
-  letter in the other case, its closing period added or left out.
+  letter in the other case and, for a sentence, its closing period added or left out.
 
 A variant that does not change anything is not counted. A variant that loses the score fails ``validate``
 unless the task carries a written exemption saying why that form is wrong (``equivalence_exemptions``).
@@ -220,8 +220,11 @@ def derive_equivalents(task: Task, *, files: bool = True, formulas: bool = False
 
 
 def retyped(text: str) -> str:
-    """Free text as another writer types it: first letter in the other case, the closing period toggled."""
+    """Free text as another writer types it: first letter in the other case and, for a sentence (four words or
+    more: not a name, which nobody ends with a period), the closing period toggled."""
     flipped = text[:1].swapcase() + text[1:]
+    if len(text.split()) < 4:
+        return flipped
     return flipped[:-1] if flipped.endswith(".") else flipped + "."
 
 
