@@ -47,7 +47,7 @@ _MASKED = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(
                      r"|\d{1,2}:\d{2}(?::\d{2})?|\b[\w.-]+@[\w.-]+|(?:https?://|/)\S+|\bv?\d+(?:\.\d+){2,}")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(*])")
 _LABEL = re.compile(r"^(\s*[-*]?\s*)([A-Za-z][\w /()-]{0,40}):(?=\s)", re.M)
-_ROW = re.compile(r"^\|(.+)\|\s*$", re.M)
+_ROW = re.compile(r"^\|(.+)\|[ \t]*$", re.M)
 _FRONTMATTER = re.compile(r"^---\n.*?\n---\n", re.S)
 
 

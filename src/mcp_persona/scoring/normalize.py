@@ -190,7 +190,11 @@ def _digits_in(needle: str, hay: str) -> bool:
     """The expected number's own text, not inside a longer number: ``518`` in ``天目山路518号`` or ``2.1`` in
     ``v2.1`` (a number glued to letters is no number of its own to :func:`stated_numbers`); never ``72`` in
     ``1720`` nor ``1082`` in ``1082.68`` (that one agrees as a number, when it does)."""
-    return re.search(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay) is not None
+    for m in re.finditer(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay):
+        before = hay[max(0, m.start() - 2):m.start()]
+        if not (before[-1:] in ("-", "−") and (len(before) < 2 or before[0] in " (")):  # -5 is not 5
+            return True
+    return False
 
 
 def mentioned(needle: str, hay: str) -> bool:
