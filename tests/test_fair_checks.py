@@ -65,7 +65,7 @@ def test_a_reasonable_form_of_the_value_appears(value: str, text: str) -> None:
     ("72", "1720 minutes"),  # inside a longer number
     ("2", "v2.8.1"),
     ("2", "2.4 bugs"),
-    ("5", "-5 °C"),  # the sign matters
+    ("-5", "a low of 5 °C"),  # a stated sign matters
     ("2026-03-09", "March 19, 2026"),
     ("2026-03-09", "March 9, 2025"),
     ("00:00", "10:00"),

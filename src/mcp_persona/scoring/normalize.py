@@ -188,13 +188,10 @@ def _times(text: str) -> set[tuple[int, int]]:
 
 def _digits_in(needle: str, hay: str) -> bool:
     """The expected number's own text, not inside a longer number: ``518`` in ``天目山路518号`` or ``2.1`` in
-    ``v2.1`` (a number glued to letters is no number of its own to :func:`stated_numbers`); never ``72`` in
-    ``1720`` nor ``1082`` in ``1082.68`` (that one agrees as a number, when it does)."""
-    for m in re.finditer(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay):
-        before = hay[max(0, m.start() - 2):m.start()]
-        if not (before[-1:] in ("-", "−") and (len(before) < 2 or before[0] in " (")):  # -5 is not 5
-            return True
-    return False
+    ``v2.1`` (a number glued to letters is no number of its own to :func:`stated_numbers`), or a change's
+    size in ``-0.83`` (a GT without a sign asks for the magnitude); never ``72`` in ``1720`` nor ``1082`` in
+    ``1082.68`` (that one agrees as a number, when it does). A GT with a sign keeps it: ``-5`` is not in ``5``."""
+    return re.search(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay) is not None
 
 
 def mentioned(needle: str, hay: str) -> bool:
