@@ -183,6 +183,18 @@ def test_knowledge_easy_02_about_1083_feet() -> None:
     assert wrong["result_score"] < 1.0
 
 
+@pytest.mark.parametrize(("task_id", "good", "wrong"), [
+    ("software_easy_05", "zod is at **4.1.5**, MIT, with about 31.2 million downloads last week.",
+     "zod is at 4.1.5, MIT, with about 31 downloads last week."),
+    ("travel_easy_03", "In Seoul it is 10 AM (Thursday), overcast and 6 °C.",
+     "In Seoul it is 10 AM (Thursday), overcast and 16 °C."),
+])
+def test_scale_words_units_and_clock_forms(task_id: str, good: str, wrong: str) -> None:
+    task = L101[task_id]
+    assert _replay(task, answer=good)["result_score"] == 1.0
+    assert _replay(task, answer=wrong)["result_score"] < 1.0
+
+
 def test_math_easy_03_arithmetic_without_a_tool_is_grounded() -> None:
     """15 km at 4.8 min/km: the agent multiplies itself (no calculator call); both numbers are in the request."""
     task = L101["math_easy_03"]
