@@ -66,8 +66,9 @@ def _is_year(digits: str, decimals: str | None) -> bool:
     return decimals is None and len(digits) == 4 and 1900 <= int(digits) <= 2100
 
 
-def _grouped(value: float, decimals: int) -> str:
-    return f"{value:,.{decimals}f}"
+def _grouped(whole: int) -> str:
+    """An integer with thousands separators; one of ten digits or more is an id or a phone number, kept whole."""
+    return str(whole) if whole >= 10**9 else f"{whole:,}"
 
 
 def emphasised(text: str) -> str:
@@ -76,8 +77,7 @@ def emphasised(text: str) -> str:
         cur, digits, dec = m.group(1), m.group(2).replace(",", ""), m.group(3)
         if _is_year(digits, dec):
             return m.group(0)
-        whole = _grouped(float(digits), 0)
-        return f"**{cur}{whole}{dec or ''}**"
+        return f"**{cur}{_grouped(int(digits))}{dec or ''}**"
     return _outside_masks(text, _FIGURE, repl)
 
 
@@ -92,7 +92,7 @@ def rounded(text: str) -> str:
         if value < 1000:
             return f"{cur}{value:.2f}"
         about = "" if m.string[max(0, m.start() - 6):m.start()].lower().endswith("about ") else "about "
-        return f"{about}{cur}{_grouped(round(value), 0)}"
+        return f"{about}{cur}{_grouped(round(value))}"
     return _outside_masks(text, _FIGURE, repl)
 
 
@@ -133,7 +133,7 @@ def relaid(text: str) -> str:
 
     def figure(m: re.Match[str]) -> str:
         cur, digits, dec = m.group(1), m.group(2).replace(",", ""), m.group(3)
-        return m.group(0) if _is_year(digits, dec) else f"{cur}{_grouped(float(digits), 0)}{dec or ''}"
+        return m.group(0) if _is_year(digits, dec) else f"{cur}{_grouped(int(digits))}{dec or ''}"
     return _outside_masks(out, _FIGURE, figure)
 
 
