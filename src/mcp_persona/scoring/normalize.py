@@ -77,7 +77,7 @@ def appears_in(value: Any, text: str) -> bool:
     return mentioned(needle, _normalized(text))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _normalized(text: str) -> str:
     """A text as values are looked for in it (a tool output is searched once per GT value: kept)."""
     return normalize(decoded(text))
@@ -124,7 +124,7 @@ def _quantity(sign: str | None, whole: str, dec: str | None, scale: float) -> Qu
     return Quantity(-value if sign else value, 10.0 ** -len(dec or "") * scale)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def stated_numbers(text: str) -> tuple[Quantity, ...]:
     """Every number a (normalized) text states, read both plainly and with the scale word after it (``31.2m``
     may be metres or millions)."""
