@@ -12,7 +12,10 @@ fault:
 * ``paste all``        — the whole gold chain, every output pasted verbatim as the answer;
 * ``paste + sentence`` — the same, with a short sentence before and after the pasted outputs;
 * ``a call a turn``    — every call in a turn of its own (parallel steps split);
-* ``all in one turn``  — every call in the first turn (serial steps merged).
+* ``all in one turn``  — every call in the first turn (serial steps merged);
+* ``equivalent answer`` — no fault: the gold chain, then the reference answer in an equivalent form (an opening
+  sentence, every number with thousands separators and in bold). It must score like ``gold``; where it does not,
+  the checks require one wording of the right answer (see :mod:`mcp_persona.equivalents`).
 
 Which agents play which protocol: :data:`PROTOCOL_AGENTS`. It prints, per agent, the protocol's headline scores
 as its run summary computes them (persona: Acc, SR-0.8, Exec-Acc, strict; LiveMCP-101: TSR, ARS, ATS; MCPAgentBench:
@@ -33,6 +36,7 @@ from typing import Any
 
 import anyio
 
+from mcp_persona.equivalents import OPENING, emphasised
 from mcp_persona.mutants import (
     NEUTRAL_TEXT,
     PASTE_SENTENCES,
@@ -93,22 +97,25 @@ AGENTS: dict[str, Callable[[Plan, set[tuple[int, int]]], tuple[Plan, Around]]] =
     "paste + sentence": lambda plan, w: (plan, PASTE_SENTENCES),
     "a call a turn": lambda plan, w: (one_turn_each(plan), None),
     "all in one turn": lambda plan, w: (all_in_one_turn(plan), None),
+    "equivalent answer": lambda plan, w: (plan, None),
 }
+# Agents that answer with their own form of the reference answer (no fault: they must score like gold).
+ANSWERS: dict[str, Callable[[str], str]] = {"equivalent answer": lambda answer: OPENING + emphasised(answer)}
 # Which agents play each protocol's suites. Persona's environment (persona, livemcp101) tells reads from writes by
 # observing the gold chain; MCPAgentBench scores the calls alone (the answer is not scored, so pasting is no fault
 # there; turns are); LiveMCPBench's faults need no observed writes.
 PROTOCOL_AGENTS: dict[str, tuple[str, ...]] = {
     "persona": ("gold", "writes twice", "free text 'ok'", "no last step", "answer only", "paste reads", "paste all",
-                "paste + sentence"),
+                "paste + sentence", "equivalent answer"),
     "mcpagentbench": ("gold", "writes twice", "free text 'ok'", "no last step", "answer only", "a call a turn",
                       "all in one turn"),
-    "livemcpbench": ("gold", "answer only", "paste all", "paste + sentence"),
+    "livemcpbench": ("gold", "answer only", "paste all", "paste + sentence", "equivalent answer"),
 }
 PROTOCOL_AGENTS["livemcp101"] = PROTOCOL_AGENTS["persona"]
 
 
-def agent(calls: Plan, around: Around) -> ReplayAgent:
-    return ReplayAgent(calls, paste_outputs=around is not None, around=around or VERBATIM)
+def agent(calls: Plan, around: Around, answer: str | None = None) -> ReplayAgent:
+    return ReplayAgent(calls, paste_outputs=around is not None, around=around or VERBATIM, answer=answer)
 
 
 def columns(protocol: Protocol) -> list[tuple[str, str]]:
@@ -133,8 +140,10 @@ async def run(suite: str, tasks: list[Task], protocol_name: str) -> dict[str, di
                   else {p.label for p in plan})
         for name in names:
             calls, around = AGENTS[name](plan, writes)
-            faulted[name] += around is not None or calls != plan
-            records[name].append(await run_episode(task, agent(calls, around), protocol=protocol))
+            answer = ANSWERS[name](task.reference_answer) if name in ANSWERS else None
+            reworded = answer is not None and answer != task.reference_answer
+            faulted[name] += around is not None or calls != plan or reworded
+            records[name].append(await run_episode(task, agent(calls, around, answer), protocol=protocol))
     out: dict[str, dict[str, Any]] = {}
     for name, recs in records.items():
         config = RunConfig(suite=suite, agent=name, model=None, protocol=protocol_name)

@@ -134,6 +134,7 @@ def test_validate_passes_on_the_bundled_suite() -> None:
     assert code == 0, out
     assert "all valid" in out
     assert "mutants killed:" in out  # every task is mutation-tested, and no unexempted mutant survives
+    assert "equivalents keeping the full score:" in out  # and equivalence-tested: every variant kept its score
 
 
 def test_validate_fails_loudly_on_an_unsolvable_task(tmp_path: Path) -> None:

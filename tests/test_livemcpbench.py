@@ -268,6 +268,7 @@ def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch
     t = task(STAY)
     a, b = (c.arguments["location"] for c in t.gold_calls)
     endpoint.script.extend([
+        ("json", completion("OK")),  # the run's preflight request
         ("json", completion(None, [tool_call("route", json.dumps({"query": "airbnb listing price per night"}))])),
         ("json", completion(None, [
             tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
@@ -296,9 +297,9 @@ def test_copilot_routes_and_executes_end_to_end(endpoint: FaultServer, tmp_path:
     assert set(summary["by_domain"]) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
     assert summary["by_domain"]["shopping"]["n"] == 1
     # the model saw only the two meta-tools, and the route result named the listing search
-    first = endpoint.requests[0]
+    first = endpoint.requests[1]  # after the preflight's
     assert [f["function"]["name"] for f in first["tools"]] == ["route", "execute"]
-    routed = json.loads(endpoint.requests[1]["messages"][-1]["content"])
+    routed = json.loads(endpoint.requests[2]["messages"][-1]["content"])
     search = next(r for r in routed if r["tool_name"] == "airbnb_search")
     assert search["server_name"] == "airbnb" and search["parameters"]["location"].startswith("(Required, string)")
 

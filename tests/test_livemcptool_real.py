@@ -40,7 +40,7 @@ def _processes_mentioning(marker: str) -> list[int]:
         except OSError:
             continue
         if "zombie" not in state and (marker in cmdline or marker in cwd) and \
-                not os.path.basename(cmdline.split(" ", 1)[0]) == "bwrap":
+                os.path.basename(cmdline.split(" ", 1)[0]) != "bwrap":
             pids.append(int(entry.name))
     return pids
 

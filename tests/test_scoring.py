@@ -235,7 +235,8 @@ class TestValueMatches:
         content = '{"text": "Poster v2 is ready, please review before Wednesday."}'
         assert value_matches({"$contains": "poster V2"}, content)
         assert value_matches({"$contains": "海报"}, '{"text":"\\u6d77\\u62a5 v3"}')
-        assert value_matches({"$contains": "2026"}, 20261)
+        assert value_matches({"$contains": "2026"}, 2026)  # a number field is read as its text
+        assert not value_matches({"$contains": "2026"}, 20261)  # numbers compare as numbers: not a digit run
         assert not value_matches({"$contains": "poster v3"}, content)
         assert not value_matches({"$contains": "x"}, None)
 

@@ -222,6 +222,8 @@ def test_sloppy_agents_score_below_the_gold_chain() -> None:
         sys.modules.pop(spec.name, None)
     gold = metrics.pop("gold")
     assert gold["strict_sr"] == 1.0 and gold["acc"] == 1.0
+    equivalent = metrics.pop("equivalent answer")  # no fault: the reference answer in another form
+    assert equivalent["strict_sr"] == 1.0 and equivalent["acc"] == 1.0
     for name, m in metrics.items():
         assert m["strict_sr"] < 0.5, name
     assert metrics["writes twice"]["acc"] > 0.95  # the paper's Acc cannot see a second copy...

@@ -96,7 +96,8 @@ class GoldObservation:
 
 
 class ReplayAgent:
-    """Plays a planned list of calls (a gold chain or a mutant of it), then gives the reference answer.
+    """Plays a planned list of calls (a gold chain or a mutant of it), then gives the reference answer (or
+    ``answer``: an equivalent form of it).
 
     A call whose ``$ref`` points at a call that was dropped or failed is skipped, like an agent that never
     got the id it needed."""
@@ -105,11 +106,12 @@ class ReplayAgent:
     model = None
 
     def __init__(self, calls: tuple[PlannedCall, ...], *, observe: bool = False, paste_outputs: bool = False,
-                 around: tuple[str, str] = ("", "")) -> None:
+                 around: tuple[str, str] = ("", ""), answer: str | None = None) -> None:
         self.calls = calls
         self.observe = observe
         self.paste_outputs = paste_outputs  # answer with every tool output instead of the reference answer
         self.around = around  # what the pasted outputs are wrapped in: a sentence before, one after
+        self.answer = answer  # the final answer given (None: the task's reference answer)
         self.writes: set[Label] = set()
         self.creates: set[Label] = set()
         self.final_hash = ""
@@ -137,7 +139,7 @@ class ReplayAgent:
         self.final_hash = canonical_hash(env.final_states())
         pasted = "\n".join(e.result for e in trajectory.tool_calls)
         trajectory.final_answer = (self.around[0] + pasted + self.around[1] if self.paste_outputs
-                                   else task.reference_answer)
+                                   else self.answer if self.answer is not None else task.reference_answer)
         trajectory.stop_reason = "replayed"
 
 

@@ -7,6 +7,9 @@ argument is given to the agent or produced by an earlier step; its gold chain re
 without a tool error; every search GT value appears in the gold tool outputs (so
 the ground truth agrees with the context it came from); and the replay scores
 Acc = Exec-Acc = 1 with no collateral damage.
+
+A task that passes is then equivalence-tested under its protocol (:mod:`mcp_persona.equivalents`): the
+reference answer and the gold output files in other reasonable forms must keep the full score.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import anyio
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
+from mcp_persona.equivalents import TaskEquivalence, equivalence_problems, equivalence_test
 from mcp_persona.mutants import TaskMutation, mutation_test
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.runner import run_episode
@@ -37,6 +41,7 @@ class Report:
     tasks_checked: int = 0
     problems: list[str] = field(default_factory=list)
     mutations: list[TaskMutation] = field(default_factory=list)
+    equivalences: list[TaskEquivalence] = field(default_factory=list)
 
     def mutation_score(self) -> dict[str, tuple[int, int]]:
         """(killed, counted) mutants per category, and ``all``."""
@@ -45,6 +50,16 @@ class Report:
             for key in (m.category, "all"):
                 killed, total = out.get(key, (0, 0))
                 out[key] = (killed + sum(r.killed for r in m.counted), total + len(m.counted))
+        return dict(sorted(out.items()))
+
+    def equivalence_rate(self) -> dict[str, tuple[int, int]]:
+        """(kept, tested) equivalent variants per kind, and ``all``: kept means the full score stayed."""
+        out: dict[str, tuple[int, int]] = {}
+        for t in self.equivalences:
+            for r in t.results:
+                for key in (r.kind, "all"):
+                    kept, total = out.get(key, (0, 0))
+                    out[key] = (kept + r.kept, total + 1)
         return dict(sorted(out.items()))
 
     @property
@@ -116,7 +131,8 @@ async def check_task(task: Task) -> list[str]:
     outputs = [e.result for e in record.trajectory.tool_calls]
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
-            missing = [v for v in cp.gt_value if not any(appears_in(v, o) for o in outputs)]
+            # a derived value is worked out from shown numbers (grounding checks those), not shown itself
+            missing = [v for v in cp.gt_value if v not in cp.derived and not any(appears_in(v, o) for o in outputs)]
             if missing:
                 problems.append(f"checkpoint {i}: GT {missing} not in any gold tool output")
     assert record.score is not None
@@ -206,9 +222,17 @@ async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True
     return problems
 
 
+async def check_equivalents(task: Task, protocol: Protocol, report: Report) -> list[str]:
+    """Equivalence testing of one task (results go to ``report``)."""
+    result = await equivalence_test(task, protocol)
+    report.equivalences.append(result)
+    return equivalence_problems(task, result)
+
+
 async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True,
-                       concurrency: int = 4) -> Report:
-    """Every context loads; no two tasks are the same; each task passes its protocol's checks."""
+                       equivalents: bool = True, concurrency: int = 4) -> Report:
+    """Every context loads; no two tasks are the same; each task passes its protocol's checks and, if it does,
+    equivalence testing."""
     protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
     check_contexts(report)
@@ -219,6 +243,8 @@ async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, 
     async def one(i: int, task: Task) -> None:
         async with limiter:
             problems = await protocol.validate_task(task, report, mutants=mutants)
+            if equivalents and not problems:
+                problems = await check_equivalents(task, protocol, report)
             found[i] = [f"task {task.id}: {p}" for p in problems]
 
     # Tasks replay side by side (each in its own environment); problems are reported in task order.

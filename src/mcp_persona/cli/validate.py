@@ -15,8 +15,11 @@ def validate(
     only: Annotated[str | None, typer.Option("--tasks", help="comma-separated id globs, e.g. 'collab_*'")] = None,
     mutants: Annotated[bool, typer.Option(help="mutation-test every task's checkpoints (drop, free text, "
                                                "duplicate, retarget)")] = True,
+    equivalents: Annotated[bool, typer.Option(help="equivalence-test every task: the reference answer and gold "
+                                                   "output files in other reasonable forms keep the score")] = True,
 ) -> None:
-    """Load every data file and replay every task's gold chain; fail on any imperfect task or surviving mutant."""
+    """Load every data file and replay every task's gold chain; fail on any imperfect task, surviving mutant or
+    equivalent answer that loses the score."""
     from functools import partial
 
     from mcp_persona.protocols import get_protocol
@@ -24,7 +27,8 @@ def validate(
     from mcp_persona.validate import validate_all
 
     items = load_suite(suite, only)
-    report = anyio.run(partial(validate_all, items, get_protocol(suite_info(suite).protocol), mutants=mutants))
+    report = anyio.run(partial(validate_all, items, get_protocol(suite_info(suite).protocol), mutants=mutants,
+                               equivalents=equivalents))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}", soft_wrap=True)
     score = report.mutation_score()
@@ -37,6 +41,12 @@ def validate(
             console.print(f"{n - k} mutants survive: {exempt} exempted in writing by their task "
                           "(mutation_exemptions say why that change is not wrong)"
                           + (f", {n - k - exempt} not (each a problem above)" if n - k > exempt else ""))
+    kept = report.equivalence_rate()
+    if kept:
+        parts = [f"{kind} {k}/{n}" for kind, (k, n) in kept.items() if kind != "all"]
+        k, n = kept["all"]
+        console.print(f"equivalents keeping the full score: {k}/{n} ({100 * k / n if n else 100:.1f}%) · "
+                      + " · ".join(parts))
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "
                   + ("[green]all valid[/green]" if report.ok else f"[red]{len(report.problems)} problems[/red]"))
     if not report.ok:

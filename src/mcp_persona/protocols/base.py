@@ -113,6 +113,8 @@ class Protocol:
     options: tuple[Option, ...] = ()
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
+    scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
+    reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
     # the first is the primary score (ranking, the Pareto plot, the per-group columns)
     report_columns: tuple[tuple[str, str, str], ...] = (("Acc", "acc", "mean task Acc"),)
@@ -190,6 +192,11 @@ class Protocol:
         """The run's scores as items to hold human labels against (its judged or judge-replacing scores)."""
         raise ValueError(f"the {self.title or self.name} protocol's scores are rule-based with no judge to "
                          "validate against human labels")
+
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
+        full: what equivalence testing asks of every equivalent form of the answer."""
+        raise NotImplementedError
 
     # -- a run -----------------------------------------------------------------------------------
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:

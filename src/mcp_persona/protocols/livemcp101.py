@@ -216,6 +216,12 @@ class LiveMCP101Protocol(PersonaProtocol):
                               "result and trajectory scores (Likert 1-5)",
                               "TASK#result and TASK#trajectory (TASK#EPOCH#... for later trials)")
 
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        why = super().short_of_full(score)
+        if why is None and score["rule_result_score"] < 1.0:
+            why = f"rule result score {score['rule_result_score']}"
+        return why
+
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.report.summary import usage_metrics
 

@@ -115,6 +115,20 @@ class PersonaProtocol(Protocol):
         return AgreementItems(scores, categories, unusable, ("0", "0.5", "1"), "checkpoint scores",
                               "TASK#CHECKPOINT_INDEX (TASK#EPOCH#INDEX for later trials)")
 
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        """Short of the strict pass the rules can tell (a checkpoint left to a judge does not count)."""
+        if strict_pass(score, undecided_passes=True):
+            return None
+        why = [f"checkpoint {c['index']} scores {c['score']}: {c['reason']}" for c in score["checkpoints"]
+               if c["score"] not in (1.0, None)]
+        why += [f"ungrounded {score['ungrounded']}"] if score.get("ungrounded") else []
+        why += [f"dump ({score.get('dump_why')})"] if score.get("answer_dump") else []
+        why += [f"collateral {score['collateral']}"] if score["collateral"] else []
+        end = score.get("end_state") or {}
+        if not end.get("equivalent"):
+            why.append(f"end state differs (missing {end.get('missing')}, extra {end.get('extra')})")
+        return "; ".join(why) or "no strict pass"
+
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.report.summary import usage_metrics
 

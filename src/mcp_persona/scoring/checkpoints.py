@@ -87,7 +87,7 @@ def score_episode(
     results: list[CheckpointResult] = []
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
-            used = {v for v in cp.gt_value if _used_after_found(v, ok_calls)}
+            used = {v for v in cp.gt_value if any(_used_after_found(f, ok_calls) for f in cp.forms(v))}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):
             h = get_app(cp.server).hierarchy
@@ -103,7 +103,8 @@ def score_episode(
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
     evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
     ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
-                  if appears_in(v, trajectory.final_answer) and evidence.why_ungrounded(v, cp.derived.get(v))]
+                  if (stated := [f for f in cp.forms(v) if appears_in(f, trajectory.final_answer)])
+                  and all(evidence.why_ungrounded(f, cp.derived.get(f)) for f in stated)]
     dump = answer_dump(trajectory.final_answer, task.reference_answer, evidence)
     return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded, dump is not None, dump)
 
@@ -119,14 +120,15 @@ def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:
 
 
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
-    in_answer = [v for v in cp.gt_value if appears_in(v, answer)]
+    """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``)."""
+    in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v))]
     if len(in_answer) == len(cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
     if all(v in in_answer or v in used for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "GT values reported, or found and then used in a later call")
     if in_answer:
         return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
-    if all(any(appears_in(v, o) for o in outputs) for v in cp.gt_value):
+    if all(any(appears_in(f, o) for f in cp.forms(v) for o in outputs) for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 0.5, "GT values retrieved by tools but not reported")
     return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
 

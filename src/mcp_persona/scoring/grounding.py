@@ -2,9 +2,9 @@
 
 Shared by every protocol that reads GT values out of a final answer:
 
-* A call *shows* a value when it succeeded and its output holds the value (normalised as the answer match
-  is, :func:`~mcp_persona.scoring.normalize.appears_in`) while its arguments do not: a tool that echoes what
-  it was handed (a note written, a cell set) shows nothing the agent did not already have (unless the
+* A call *shows* a value when it succeeded and its output holds the value (read as the answer is,
+  :func:`~mcp_persona.scoring.normalize.appears_in`: a number as a number) while its arguments do not: a tool
+  that echoes what it was handed (a note written, a cell set) shows nothing the agent did not already have (unless the
   caller lets echoes count, below).
 * A GT value is *grounded* when some call of the episode shows it. A value the agent works out from others
   (a sum, a difference, a price times a quantity) is declared with its arithmetic on the checkpoint
@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import unquote
 
-from mcp_persona.scoring.normalize import decoded, normalize
+from mcp_persona.scoring.normalize import decoded, mentioned, normalize, quantity
 from mcp_persona.trajectory import ToolCallEvent
 
 # An answer longer than this pastes tool output instead of answering (see ``answer_dump``).
@@ -184,11 +184,10 @@ class _Seen:
 
     def handed(self, needle: str) -> bool:
         """Whether the call's arguments held the (normalised) value."""
-        try:
-            x = float(needle)
-        except ValueError:
+        number = quantity(needle)
+        if number is None:
             return needle in self.arguments
-        return self.handed_number(x)  # a number only as a number: not as digits of a folder name in a path
+        return self.handed_number(number.value)  # a number only as a number: not as digits of a folder name
 
     def handed_number(self, x: float) -> bool:
         return any(_same(x, n) for n in self.argument_numbers)
@@ -211,7 +210,7 @@ class Evidence:
 
     def shows(self, value: str) -> bool:
         needle = normalize(value)
-        return bool(needle) and any(needle in s.output and (self.echoes or not s.handed(needle)) for s in self.seen)
+        return any(mentioned(needle, s.output) and (self.echoes or not s.handed(needle)) for s in self.seen)
 
     def shows_number(self, x: float) -> bool:
         return any(any(_same(x, n) for n in s.output_numbers) and (self.echoes or not s.handed_number(x))

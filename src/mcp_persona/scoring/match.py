@@ -4,7 +4,11 @@ An expected value is either a literal (equal after normalization; numbers and
 numeric strings compare as numbers) or one operator object:
 ``{"$contains": "text"}`` (substring, JSON-decoded), ``{"$in": [a, b]}``,
 ``{"$has": x}`` (a list field contains x), ``{"$absent": true}``, ``{"$all": [e1, e2]}`` (every one
-matches: several facts a text must carry).
+matches: several facts a text must carry), ``{"$line": [v1, v2]}`` (some line of a text holds every value, in
+any order and layout: the facts of one row, ``Asia/Tokyo`` and ``00:00``, whatever the file's wording; an item
+may be an operator object, ``{"$in": [...]}`` for words that say the same thing).
+Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
+emphasis dropped.
 Dotted keys reach into nested fields: ``"start_time.timestamp"``.
 """
 
@@ -16,7 +20,7 @@ from typing import Any
 from mcp_persona.context_tree import get_field
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -30,6 +34,8 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return all(value_matches(a, actual) for a in arg)
         if op == "$has":
             return isinstance(actual, list) and any(value_matches(arg, a) for a in actual)
+        if op == "$line":
+            return actual is not None and any(holds_all(arg, line) for line in str(actual).splitlines())
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
@@ -44,6 +50,18 @@ def value_matches(expected: Any, actual: Any) -> bool:
     if expected is None or actual is None:
         return expected is None and actual is None
     return normalize(expected) == normalize(actual)
+
+
+def holds_all(items: list[Any], text: str) -> bool:
+    """Whether ``text`` holds every item: a string appears in it, ``{"$in": [...]}`` one of its items does,
+    another operator object matches it."""
+    return all(_holds(i, text) for i in items)
+
+
+def _holds(item: Any, text: str) -> bool:
+    if isinstance(item, dict) and set(item) == {"$in"}:
+        return any(_holds(x, text) for x in item["$in"])
+    return value_matches(item, text) if isinstance(item, dict) else appears_in(item, text)
 
 
 def _number(v: Any) -> float | None:

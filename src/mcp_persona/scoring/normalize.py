@@ -1,24 +1,40 @@
 """Normalized matching of expected values against text and state.
 
-Deterministic and explainable: Unicode NFKC, case-folded, whitespace collapsed,
-thousands separators dropped from numbers. A value "appears" in a text when its
-normalized form is a substring of the text's normalized form; JSON strings inside
-the text (such as a Lark message's ``{"text": ...}`` content) are decoded first.
+Deterministic and explainable: Unicode NFKC, case-folded, whitespace collapsed, thousands separators dropped
+from numbers, markdown emphasis (``**bold**``, ``*italic*``, ``__bold__``, ``code``) dropped. JSON strings
+inside the text (such as a Lark message's ``{"text": ...}`` content) are decoded first. A value "appears" in a
+text when
+
+* it is a number (optionally with a currency sign before or a unit after it: ``$439``, ``6.0``, ``12.0 °C``,
+  ``31200000``): the text states a number that agrees with it (:func:`agrees`): the same number, or the same
+  number rounded or cut to the precision either states, within :data:`TOLERANCE`; a scale word counts
+  (``31.2 million``), units and currency signs around the text's number do not matter, and digits inside a
+  date, a time or a version are no number of their own; or the text holds the value as written, not inside a
+  longer number (``518`` in ``天目山路518号``);
+* it is a date (``2026-03-09``): the text holds it, or writes it out (``March 9, 2026``, ``9 Mar 2026``);
+* it is a clock time (``00:00``): the text holds it as a time, on the 24-hour or 12-hour clock (``12:00 AM``);
+* otherwise: its normalized form is a substring of the text's normalized form.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 _WS = re.compile(r"\s+")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+# bold / italic / code marks of markdown; a lone * between two words or numbers (2*3) is arithmetic, kept
+_EMPHASIS = re.compile(r"\*\*+|__+|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
 def normalize(text: Any) -> str:
     s = unicodedata.normalize("NFKC", str(text)).casefold()
+    s = _EMPHASIS.sub("", s)
     s = _THOUSANDS.sub("", s)
     return _WS.sub(" ", s).strip()
 
@@ -56,7 +72,142 @@ def _try_json(s: str) -> Any:
 
 def appears_in(value: Any, text: str) -> bool:
     needle = normalize(value)
-    return bool(needle) and needle in normalize(decoded(text))
+    if not needle and str(value).strip():  # the markup itself is what is asked for (``**``: a bold title)
+        return str(value).strip() in decoded(text)
+    return mentioned(needle, _normalized(text))
+
+
+@lru_cache(maxsize=512)
+def _normalized(text: str) -> str:
+    """A text as values are looked for in it (a tool output is searched once per GT value: kept)."""
+    return normalize(decoded(text))
+
+
+# -- numbers, dates and times as a reader reads them ---------------------------------------------------------
+# How far a number the text states may be from the expected one when either is rounded (1083 for 1082.68 is
+# 0.03% off; 31 million for 31.2 million 0.6%): a reader's rounding, never another figure.
+TOLERANCE = 0.01
+_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
+           "trillion": 1e12}
+_CURRENCY = r"(?:[$£€¥₩₹]|us\$|usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf)"
+_UNIT = (r"(?:%|°\s?[cf]?|degrees?(?: [cf]| celsius| fahrenheit)?|[cf]|km|mi|miles?|ft|feet|foot|m|meters?|metres?|"
+         r"cm|mm|kg|g|lbs?|pounds?|min|minutes?|h|hrs?|hours?|days?|nights?|mph|km/h|kmh|points?|pts|"
+         r"usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf|dollars?|euros?|yen|won|rupees?|x)")
+_QUANTITY = re.compile(rf"{_CURRENCY}?\s?(?P<sign>[-−])?\s?{_CURRENCY}?\s?(?P<int>\d+)(?:\.(?P<dec>\d+))?"
+                       rf"(?:\s?(?P<scale>thousand|million|billion|trillion|k|mn|m|bn|b)\b)?\s?{_UNIT}?")
+# digits that are no number of their own: dates, clock times, versions (1.8.3)
+_NOT_NUMBERS = re.compile(r"\d{4}[-/]\d{1,2}[-/]\d{1,2}(?:t\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)?"
+                          r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?|\d+(?:\.\d+){2,}")
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])(?P<sign>[-−](?=\d))?(?P<int>\d+)(?:\.(?P<dec>\d+))?(?![\d]|\.\d|[a-z]+\d)"
+                             r"(?:\s?(?P<word>thousand|million|billion|trillion)\b|(?P<abbr>k|mn|m|bn|b)\b)?")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number as stated: its value and the place of its last digit (0.01 for ``1082.68``, 1 for ``1083``,
+    100000 for ``31.2 million``)."""
+
+    value: float
+    unit: float
+
+
+def quantity(needle: str) -> Quantity | None:
+    """The number a (normalized) expected value is, when it is one (with a currency sign or a unit around it)."""
+    m = _QUANTITY.fullmatch(needle)
+    if m is None:
+        return None
+    return _quantity(m["sign"], m["int"], m["dec"], _SCALES[m["scale"]] if m["scale"] else 1.0)
+
+
+def _quantity(sign: str | None, whole: str, dec: str | None, scale: float) -> Quantity:
+    value = float(f"{whole}.{dec}" if dec else whole) * scale
+    return Quantity(-value if sign else value, 10.0 ** -len(dec or "") * scale)
+
+
+@lru_cache(maxsize=512)
+def stated_numbers(text: str) -> tuple[Quantity, ...]:
+    """Every number a (normalized) text states, read both plainly and with the scale word after it (``31.2m``
+    may be metres or millions)."""
+    out: list[Quantity] = []
+    for m in _NUMBER_IN_TEXT.finditer(_NOT_NUMBERS.sub(" ", text)):
+        out.append(_quantity(m["sign"], m["int"], m["dec"], 1.0))
+        word = m["word"] or m["abbr"]
+        if word:
+            out.append(_quantity(m["sign"], m["int"], m["dec"], _SCALES[word]))
+    return tuple(out)
+
+
+def agrees(expected: Quantity, stated: Quantity, tolerance: float = TOLERANCE) -> bool:
+    """Whether a stated number is the expected one as a reader reads it: equal, or, within ``tolerance``
+    (relative), the more precise of the two rounded or cut to the other's last digit (``1083`` or ``1082``
+    for 1082.68, ``1082.6772`` for 1082.68, ``9.32`` for 9.3; never 1038 for 1083 nor 31 for 31 million)."""
+    e, s = expected.value, stated.value
+    if math.isclose(e, s, rel_tol=1e-12, abs_tol=1e-12):
+        return True
+    if abs(e - s) > tolerance * abs(e):
+        return False
+    fine, coarse = (stated, expected) if stated.unit <= expected.unit else (expected, stated)
+    steps = fine.value / coarse.unit
+    nudge = math.copysign(1e-9, steps)
+    return any(math.isclose(f * coarse.unit, coarse.value, rel_tol=1e-9, abs_tol=coarse.unit * 1e-6)
+               for f in (math.floor(steps + 0.5 + nudge), math.trunc(steps + nudge)))
+
+
+_MONTHS = {name: i + 1 for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+     ("december", "dec")]) for name in names}
+_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_WRITTEN_DATES = (re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(?P<year>\d{{4}})\b"),
+                  re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+(?P<year>\d{{4}})\b"),
+                  re.compile(r"\b(?P<year>\d{4})/(?P<month>\d{1,2})/(?P<day>\d{1,2})\b"))
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+def _dates(text: str) -> set[tuple[int, int, int]]:
+    out = set()
+    for pattern in _WRITTEN_DATES:
+        for m in pattern.finditer(text):
+            month = m["month"]
+            out.add((int(m["year"]), int(month) if month.isdigit() else _MONTHS[month], int(m["day"])))
+    return out
+
+
+def _times(text: str) -> set[tuple[int, int]]:
+    """Clock times on the 24-hour clock (``9:05``, ``09:05``) and the 12-hour one (``9:05 pm``, ``12 am``)."""
+    out = set()
+    for m in re.finditer(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?(?::\d{2})?\s?([ap])\.?m\b\.?", text):
+        hour = int(m[1]) % 12 + (12 if m[3] == "p" else 0)
+        out.add((hour, int(m[2] or 0)))
+    for m in re.finditer(r"(?<![\d:])(\d{1,2}):(\d{2})(?!\d)(?!\s?[ap]\.?m\b)", text):
+        out.add((int(m[1]), int(m[2])))
+    return out
+
+
+def _digits_in(needle: str, hay: str) -> bool:
+    """The expected number's own text, not inside a longer number: ``518`` in ``天目山路518号`` or ``2.1`` in
+    ``v2.1`` (a number glued to letters is no number of its own to :func:`stated_numbers`), or a change's
+    size in ``-0.83`` (a GT without a sign asks for the magnitude); never ``72`` in ``1720`` nor ``1082`` in
+    ``1082.68`` (that one agrees as a number, when it does). A GT with a sign keeps it: ``-5`` is not in ``5``."""
+    return re.search(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay) is not None
+
+
+def mentioned(needle: str, hay: str) -> bool:
+    """Whether the normalized text ``hay`` holds the normalized value ``needle`` (see the module)."""
+    if not needle:
+        return False
+    number = quantity(needle)
+    if number is not None:
+        return any(agrees(number, s) for s in stated_numbers(hay)) or _digits_in(needle, hay)
+    if needle in hay:
+        return True
+    if (d := _ISO_DATE.fullmatch(needle)) is not None:
+        return (int(d[1]), int(d[2]), int(d[3])) in _dates(hay)
+    if (t := _TIME.fullmatch(needle)) is not None:
+        return (int(t[1]), int(t[2])) in _times(hay)
+    return False
 
 
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")

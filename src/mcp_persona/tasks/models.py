@@ -78,6 +78,15 @@ class SearchCheckpoint(_CheckpointBase):
         description="GT values the agent works out from others, each with its arithmetic ({\"58\": \"183.1-125.1\"}):"
                     " such a value is grounded when every number of its expression was shown by a tool or is stated"
                     " in the instruction, not when a tool prints the result (see mcp_persona.scoring.grounding)")
+    alternatives: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="other values accepted in place of a GT value: every answer the data makes right (two flights"
+                    " tied for cheapest) or the instruction's wording allows (a price read another way); an"
+                    " alternative may be derived too")
+
+    def forms(self, value: str) -> list[str]:
+        """The GT value and the alternatives accepted in its place."""
+        return [value, *self.alternatives.get(value, [])]
 
     @field_validator("gt_value", mode="before")
     @classmethod
@@ -88,9 +97,14 @@ class SearchCheckpoint(_CheckpointBase):
     def _derivations(self) -> SearchCheckpoint:
         from mcp_persona.scoring.grounding import derivation_problem  # scoring imports this module
 
+        unknown = sorted(set(self.alternatives) - set(self.gt_value))
+        if unknown:
+            raise ValueError(f"alternatives given for {unknown}, which are not GT values {self.gt_value}")
+        accepted = {f for v in self.gt_value for f in self.forms(v)}
         for value, expression in self.derived.items():
-            if value not in self.gt_value:
-                raise ValueError(f"derived value {value!r} is not one of the GT values {self.gt_value}")
+            if value not in accepted:
+                raise ValueError(f"derived value {value!r} is not one of the GT values {self.gt_value} "
+                                 "(nor an alternative)")
             problem = derivation_problem(value, expression)
             if problem:
                 raise ValueError(problem)
@@ -140,15 +154,18 @@ class FileCheck(BaseModel):
     """A file the agent must leave in the episode's working folder (LiveMCPBench's office tasks).
 
     The file is read with the library of its format (openpyxl, python-docx, python-pptx; csv and
-    text as text). ``contains``: values that must all appear in its text (normalized), ``absent``: none
-    of these may; ``cells``:
-    spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold.
+    text as text). ``contains``: values that must all appear in its text (read as answers are: numbers as
+    numbers, markdown emphasis dropped); ``together``: groups of values that must each share one line, row or
+    slide (the facts of one item, in whatever layout: ``["North", "342.2"]``); ``absent``: none of these may
+    appear; ``cells``: spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold
+    (a formula counts as what it computes).
     """
 
     model_config = _STRICT
     path: str = Field(min_length=1, description="relative to the working folder")
     summary: str = Field(min_length=1)
     contains: list[str] = Field(default_factory=list)
+    together: list[list[str]] = Field(default_factory=list, description="values that must share one line / row / slide")
     absent: list[str] = Field(default_factory=list, description="values that must not appear (a sloppy filter)")
     cells: dict[str, Any] = Field(default_factory=dict)
     min_slides: int | None = Field(default=None, ge=1, description="pptx: at least this many slides")
@@ -193,6 +210,15 @@ class MutationExemption(BaseModel):
         return f"{self.kind} {self.call}" + (f" {self.argument}" if self.argument else "")
 
 
+class EquivalenceExemption(BaseModel):
+    """An equivalent form of the answer or of the gold output files the checks may reject, and why (see
+    :mod:`mcp_persona.equivalents`): the instruction asks for exactly the form the variant changes."""
+
+    model_config = _STRICT
+    kind: Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text"]
+    reason: str = Field(min_length=25)
+
+
 class Task(BaseModel):
     model_config = _STRICT
 
@@ -229,6 +255,7 @@ class Task(BaseModel):
     domain: Literal["daily", "professional"] | None = Field(default=None, description="MCPAgentBench: the domain")
     seed: int = 0
     mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
+    equivalence_exemptions: list[EquivalenceExemption] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _consistent(self) -> Task:

@@ -74,6 +74,7 @@ class LiveMCPBenchProtocol(Protocol):
     options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
                                           "judge alone), rules, or both (rules and judge)",
                       ("judge", "rules", "both")),)
+    reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
         problems = []
@@ -187,6 +188,12 @@ class LiveMCPBenchProtocol(Protocol):
                 categories[item] = r.category
         return AgreementItems(scores, categories, [], ("failure", "success"), "task success",
                               "TASK (TASK#EPOCH for later trials)")
+
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        if score["rule_success"]:
+            return None
+        why = [f"{c['summary']}: {c['why']}" for c in score["checks"] if not c["passed"]]
+        return "; ".join(why + ([f"dump ({score['dump_why']})"] if score["answer_dump"] else [])) or "no success"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats

@@ -23,8 +23,8 @@ from typing import Any
 
 from mcp_persona.livemcptool import catalogue
 from mcp_persona.scoring.grounding import Evidence
-from mcp_persona.scoring.match import value_matches
-from mcp_persona.scoring.normalize import appears_in, normalize
+from mcp_persona.scoring.match import holds_all, value_matches
+from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
@@ -34,21 +34,20 @@ class FileReadError(ValueError):
 
 
 def document_text(path: Path) -> str:
-    """Every piece of text a document holds, one per line (cells, paragraphs, table cells, shapes)."""
+    """Every piece of text a document holds, one unit per line: a paragraph or a line of text, a table row or a
+    sheet row (its cells joined by `` | ``), a slide (its shapes' texts joined). A spreadsheet cell reads as
+    its value: a formula as what it computes (:func:`cell_values`)."""
     suffix = path.suffix.lower()
     try:
         if suffix in (".xlsx", ".xlsm"):
-            from openpyxl import load_workbook
-
-            wb = load_workbook(path, data_only=True, read_only=True)
-            return "\n".join(str(v) for ws in wb.worksheets for row in ws.iter_rows(values_only=True)
-                             for v in row if v is not None)
+            return "\n".join(" | ".join(_shown(v) for v in row if v is not None)
+                             for rows in cell_values(path).values() for row in rows)
         if suffix == ".docx":
             from docx import Document
 
             doc = Document(str(path))
             parts = [p.text for p in doc.paragraphs]
-            parts += [c.text for t in doc.tables for row in t.rows for c in row.cells]
+            parts += [" | ".join(c.text for c in row.cells) for t in doc.tables for row in t.rows]
             return "\n".join(parts)
         if suffix == ".pptx":
             from pptx import Presentation
@@ -56,44 +55,98 @@ def document_text(path: Path) -> str:
             return "\n".join(_slide_texts(Presentation(str(path))))
         if suffix == ".csv":
             rows = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig")))
-            return "\n".join(cell for row in rows for cell in row)
+            return "\n".join(" | ".join(row) for row in rows)
         return path.read_text(encoding="utf-8")
     except Exception as exc:  # a corrupt document is a failed check, with the reason kept
         raise FileReadError(f"{path.name} is not a readable {suffix or 'text'} file: {type(exc).__name__}: {exc}")\
             from exc
 
 
+def _shown(value: Any) -> str:
+    """A cell value as text: a whole float without its ``.0`` (1555.0 reads 1555, as a spreadsheet shows it)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _slide_texts(prs: Any) -> list[str]:
+    """One line per slide: the texts of its shapes and table cells, in order."""
     out = []
     for slide in prs.slides:
+        parts = []
         for shape in slide.shapes:
             if shape.has_text_frame:
-                out.append(shape.text_frame.text)
+                parts.append(" ".join(shape.text_frame.text.split()))
             if getattr(shape, "has_table", False) and shape.has_table:
-                out += [c.text for row in shape.table.rows for c in row.cells]
+                parts += [" | ".join(c.text for c in row.cells) for row in shape.table.rows]
+        out.append(" | ".join(p for p in parts if p))
     return out
 
 
-def _cell(path: Path, ref: str) -> Any:
+def cell_values(path: Path) -> dict[str, list[list[Any]]]:
+    """Each sheet's rows of cell values, a formula read as what it computes: the value the spreadsheet program
+    cached when it saved the file, else the formula evaluated as the simulated Excel server evaluates it
+    (same-sheet references and ranges, + - * / ^, SUM, AVERAGE, MIN, MAX, ROUND, ...; None when it cannot be)."""
     from openpyxl import load_workbook
 
-    wb = load_workbook(path, data_only=True)
+    raw = load_workbook(path, data_only=False)
+    cached = load_workbook(path, data_only=True)
+    return {ws.title: _sheet_values(ws, cached[ws.title]) for ws in raw.worksheets}
+
+
+def _sheet_values(ws: Any, saved: Any) -> list[list[Any]]:
+    from mcp_persona.apps._live.calc import CalcError
+    from mcp_persona.apps.base import ToolFailure
+    from mcp_persona.apps.excel.tools import _compute
+
+    cells = {c.coordinate: c.value for row in ws.iter_rows() for c in row}
+    # a writer that stores a formula with its "=" (excelize does) reads "==...": the same formula all the same
+    formulas = {k: "=" + v.lstrip("=") for k, v in cells.items() if isinstance(v, str) and v.startswith("=")}
+    plain = {k: v for k, v in cells.items() if k not in formulas}
+
+    def value(ref: str) -> Any:
+        if ref not in formulas:
+            return cells[ref]
+        if saved[ref].value is not None:
+            return saved[ref].value
+        try:
+            return _compute(formulas[ref], plain, formulas, (ref,))
+        except (CalcError, ToolFailure):
+            return None
+
+    return [[value(c.coordinate) for c in row] for row in ws.iter_rows()]
+
+
+def _cell(path: Path, ref: str) -> Any:
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
+
     sheet, _, cell = ref.rpartition("!")
-    ws = wb[sheet] if sheet else wb.worksheets[0]
-    return ws[cell].value
+    sheets = cell_values(path)
+    rows = sheets[sheet] if sheet else next(iter(sheets.values()))
+    col, row = coordinate_from_string(cell.upper())
+    try:
+        return rows[row - 1][column_index_from_string(col) - 1]
+    except IndexError:
+        return None
 
 
 def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
-    """(passed, why) for one file check."""
+    """(passed, why) for one file check. Values are looked for as answers are
+    (:func:`~mcp_persona.scoring.normalize.appears_in`: numbers as numbers, markdown emphasis dropped); a
+    group of ``together`` must share one line of :func:`document_text` (a row, a slide)."""
     path = workdir / check.path
     if not path.is_file():
         return False, f"{check.path} does not exist"
     try:
         text = document_text(path)
-        missing = [v for v in check.contains if normalize(v) not in normalize(text)]
+        missing = [v for v in check.contains if not appears_in(v, text)]
         if missing:
             return False, f"{check.path} lacks {missing}"
-        present = [v for v in check.absent if normalize(v) in normalize(text)]
+        lines = text.splitlines()
+        apart = [g for g in check.together if not any(holds_all(g, line) for line in lines)]
+        if apart:
+            return False, f"{check.path} has no line (row, slide) holding all of {apart[0]}"
+        present = [v for v in check.absent if appears_in(v, text)]
         if present:
             return False, f"{check.path} should not hold {present}"
         for ref, want in check.cells.items():
@@ -148,12 +201,15 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
     seen = seen if seen is not None else evidence(task, trajectory)
     for cp in task.checkpoints:
         if isinstance(cp, SearchCheckpoint):
-            missing = [v for v in cp.gt_value if not appears_in(v, answer)]
+            stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
+            missing = [v for v, forms in stated.items() if not forms]
             if missing:
                 out.append({"kind": "answer", "summary": cp.summary, "passed": False,
                             "why": f"answer lacks {missing}", "ungrounded": []})
                 continue
-            why = {v: w for v in cp.gt_value if (w := seen.why_ungrounded(v, cp.derived.get(v)))}
+            # grounded when some form the answer states is (an alternative of a tie: its own evidence)
+            why = {v: "; ".join(ws) for v, forms in stated.items()
+                   if all(ws := [seen.why_ungrounded(f, cp.derived.get(f)) or "" for f in forms])}
             out.append({"kind": "answer", "summary": cp.summary, "passed": not why,
                         "why": "; ".join(why.values()) if why else "ok", "ungrounded": list(why)})
         elif isinstance(cp, OtherCheckpoint):

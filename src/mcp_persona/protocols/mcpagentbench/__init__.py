@@ -61,6 +61,7 @@ class MCPAgentBenchProtocol(Protocol):
         ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it"),
     )
     report_groups = "by_type"
+    scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
                     ("Score per minute", "time_efficiency", "num"))
     options = (
@@ -105,6 +106,12 @@ class MCPAgentBenchProtocol(Protocol):
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
         return scoring.score_episode(task, trajectory)
+
+    def short_of_full(self, score: dict[str, Any]) -> str | None:
+        if score["finished"] and score["efficient"]:
+            return None
+        return f"finished {score['finished']}, efficient {score['efficient']}: missing {score['missing']}, " \
+               f"extra {score['extra']}"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.report.summary import usage_metrics

@@ -9,8 +9,9 @@ agent's own result of the call that matched gold call (S, C).
 one gold step in one turn (parallel), the steps in order, one turn per step.
 
 Normalisation of arguments: an argument left out and one given as its declared default (or null) are
-the same; strings compare case-insensitively with runs of whitespace collapsed; a numeric string and
-the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
+the same; strings compare case-insensitively with runs of whitespace collapsed and closing punctuation
+dropped (a prompt or a comment typed with or without its final period is the same text); a numeric string
+and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
 
 TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` is the peer code's rule: the
 set of tool names equal, and the *set* of (tool, {key: str(value)}) equal, with no normalisation.
@@ -30,6 +31,7 @@ from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 UNPARSED = "<arguments not valid JSON>"
+_CLOSING = " .!?;:,。！？；："  # punctuation that closes a phrase; a value of only these stays as it is
 
 
 def normalize_value(value: Any) -> Any:
@@ -39,6 +41,7 @@ def normalize_value(value: Any) -> Any:
         return int(value) if float(value).is_integer() else float(value)
     if isinstance(value, str):
         text = " ".join(value.split()).casefold()
+        text = text.rstrip(_CLOSING) or text  # "...in #platform." = "...in #platform": one sentence, typed twice
         try:
             return normalize_value(float(text)) if text and text not in ("nan", "inf", "-inf") else text
         except ValueError:
