@@ -25,7 +25,7 @@ from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
-from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore
+from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
 from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
@@ -251,16 +251,24 @@ async def run_suite(
             else:
                 record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools,
                                            epoch=epoch, judging=judging, protocol=protocol, settings=settings)
-            store.write(record)
+            try:
+                store.write(record)
+            except RunStoreError as exc:  # a full disk, say: nothing more can be kept, so nothing more runs
+                unwritable.append(exc)
+                tg.cancel_scope.cancel()
+                return
             if on_done is not None:
                 on_done(record)
             if breaker is not None and (why := breaker.observe(record)) is not None and not stopped:
                 stopped.append(why)
                 tg.cancel_scope.cancel()
 
+    unwritable: list[RunStoreError] = []
     async with anyio.create_task_group() as tg:
         for task, epoch in todo:
             tg.start_soon(one, task, epoch)
+    if unwritable:
+        raise unwritable[0]
     if stopped:
         raise RunStopped(stopped[0])
     return len(todo)

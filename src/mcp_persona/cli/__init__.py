@@ -36,9 +36,16 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 
 
 def main() -> None:
-    """The command's entry point: any command that reaches for a missing extra says which to install."""
+    """The command's entry point: any command that reaches for a missing extra says which to install, and a
+    run store that cannot be used (a full disk, a damaged file) is one error line, whatever the command."""
+    from mcp_persona.cli.common import error_line
+    from mcp_persona.store import RunStoreError
+
     try:
         app(prog_name="mcp-persona")
+    except RunStoreError as exc:
+        error_line(str(exc))
+        raise SystemExit(1) from None
     except ModuleNotFoundError as exc:
         hint = missing_extra(exc)
         if hint is None:

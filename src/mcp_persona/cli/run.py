@@ -149,7 +149,7 @@ def run(
     from mcp_persona.protocols import get_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
-    from mcp_persona.store import RunStore, RunStoreError
+    from mcp_persona.store import RunStoreError, open_run
     from mcp_persona.tasks import TaskFileError, suite_info
 
     takes_model = agent in (AgentKind.model, AgentKind.copilot)
@@ -243,9 +243,8 @@ def run(
         while run_dir.exists():  # two runs started within one second
             n += 1
             run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}-{n}"
-    store = RunStore(run_dir)
     try:
-        store.begin(config.to_dict(), resume=resume)
+        store = open_run(run_dir, config.to_dict(), resume=resume, tasks=tasks)
     except RunStoreError as exc:
         raise fail(str(exc)) from exc
     breaker = CircuitBreaker(max_consecutive_errors) if max_consecutive_errors and takes_model else None
