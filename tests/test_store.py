@@ -168,6 +168,16 @@ def test_an_answer_is_stored_once_and_read_back_whole(tmp_path: Path) -> None:
     assert back == record
 
 
+def test_the_report_reads_the_answer_stored_once(tmp_path: Path) -> None:
+    from mcp_persona.report.load import load_run
+
+    store = open_run(tmp_path, {"suite": "persona", "agent": "model"}, resume=False, tasks=[])
+    store.write(_record("ou_123 is the id you asked for", "[]"))
+    store.close()
+    (episode,) = load_run(tmp_path).episodes
+    assert episode.trajectory["final_answer"] == "ou_123 is the id you asked for"
+
+
 def test_long_answers_and_tool_results_are_cut_with_the_cut_recorded(tmp_path: Path) -> None:
     answer = "a" * 5_000_000
     result = "r" * 3_000_000

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD
+from mcp_persona.store import read_form
 
 if TYPE_CHECKING:
     from mcp_persona.protocols import Protocol
@@ -294,7 +295,7 @@ def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]
     records = []
     for (text,) in rows:
         try:
-            records.append(json.loads(text))
+            records.append(read_form(json.loads(text)))  # the final answer where the store keeps it
         except json.JSONDecodeError as exc:
             raise RunLoadError(f"{path}: an episode record is not valid JSON: {exc.msg}") from exc
     return config, records
