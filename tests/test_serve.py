@@ -204,6 +204,32 @@ def test_a_connection_that_never_finishes_its_headers_is_closed_after_the_header
         _stop(proc)
 
 
+def test_a_refused_request_whose_body_trickles_on_is_closed_after_the_header_timeout() -> None:
+    """A 401 answers a request before its body is sent: the rest of the body is on the header clock, or a
+    connection could hold its place forever sending a byte now and then."""
+    proc, port = _start_http("--token-env", "PERSONA_TOKEN", "--header-timeout", "1")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                      "Content-Length: 100000\r\n\r\n{".encode())
+            assert s.recv(100).startswith(b"HTTP/1.1 401")
+            s.settimeout(0.3)
+            start = time.monotonic()
+            while time.monotonic() - start < 10:
+                with contextlib.suppress(OSError):
+                    s.sendall(b" ")
+                try:
+                    if s.recv(100) == b"":
+                        break
+                except TimeoutError:
+                    pass
+                except OSError:
+                    break
+            assert time.monotonic() - start < 4
+    finally:
+        _stop(proc)
+
+
 def test_non_loopback_host_needs_a_token_and_keeps_the_host_checks() -> None:
     refused = subprocess.run([sys.executable, "-m", "mcp_persona", "serve", "lark", "--transport", "http",
                               "--host", "0.0.0.0", "--allow-host", "127.0.0.1"], capture_output=True, text=True)

@@ -189,7 +189,8 @@ def guarded_protocol() -> type:
     """uvicorn's HTTP/1.1 protocol with the two bounds it lacks: it times out only idle keep-alive connections
     (a connection that never finishes its first request's headers is kept forever) and its
     ``limit_concurrency`` answers 503 to complete requests only (and counts the slow connections as load).
-    Here a connection gets ``header_timeout`` seconds for each request's headers, and a connection beyond
+    Here a connection gets ``header_timeout`` seconds for each request's headers (and for the rest of a request
+    answered before it was all sent, as a refused one is), and a connection beyond
     ``max_connections`` closes the oldest one still waiting for its headers (or itself, when every open
     connection is serving a request): a flood of slow connections cannot lock out a client that sends its
     request at once."""
@@ -213,10 +214,13 @@ def guarded_protocol() -> type:
             super().data_received(data)
             if self.transport.is_closing():
                 return
-            if self.conn.their_state is h11.IDLE:
-                self.await_headers()  # (part of) the next request: its headers are on the clock
+            answered = self.cycle is None or self.cycle.response_complete
+            if self.conn.their_state is h11.IDLE or (answered and self.conn.their_state is not h11.DONE):
+                # (part of) the next request, or the rest of one already answered (a body sent after a 401):
+                # on the clock, as headers are
+                self.await_headers()
             else:
-                self.stop_waiting()  # the headers are in
+                self.stop_waiting()  # a request's headers are in, and the app is serving it
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
