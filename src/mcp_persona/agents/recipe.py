@@ -25,6 +25,7 @@ class AgentRecipe:
     max_requests: int = 8  # requests in flight to the model's endpoint
     request_timeout: float = 180.0
     max_attempts: int = 5
+    embeddings: str = ""  # the copilot's retrieval: {"base_url", "model"} of an embeddings endpoint as JSON; "" BM25
 
     def build(self) -> Agent:
         """The agent; ValueError or ModelError when the recipe cannot make one (a bad model spec, a key missing)."""
@@ -40,8 +41,10 @@ class AgentRecipe:
                              retry=RetryPolicy(max_attempts=self.max_attempts, timeout_s=self.request_timeout),
                              max_concurrency=self.max_requests, settings=ModelSettings(**self.settings),
                              api_limits=self.api_limits)
-        kind = CopilotAgent if self.kind == "copilot" else ModelAgent
-        return kind(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
+        if self.kind == "copilot":
+            return CopilotAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills),
+                                embeddings_json=self.embeddings)
+        return ModelAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
