@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mcp_persona.apps._normalize import same_name
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 Args = dict[str, Any]
@@ -92,9 +93,8 @@ def round_trip_fares(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 
 def _place(env: AppEnv, address: str, field: str) -> dict[str, Any]:
-    folded = " ".join(address.casefold().split())
     for p in _table(env, "places"):
-        if folded in (p["address"].casefold(), p["name"].casefold()):
+        if same_name(address, p["address"]) or same_name(address, p["name"]):
             return p
     raise ToolFailure(f"{field}: address {address!r} not found", kind="not_found")
 
@@ -151,11 +151,12 @@ def countdown(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 # -- food and health -----------------------------------------------------------------------------------------
 @register
 def nutrition_totals(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    known = {i["name"].casefold(): i for i in _table(env, "ingredients")}
-    missing = [x for x in args["ingredient_list"] if x.casefold() not in known]
+    known = _table(env, "ingredients")
+    found = {x: next((i for i in known if same_name(x, i["name"])), None) for x in args["ingredient_list"]}
+    missing = [x for x, row in found.items() if row is None]
     if missing:
         raise ToolFailure(f"ingredient_list: unknown ingredients {missing}", kind="not_found")
-    rows = [known[x.casefold()] for x in args["ingredient_list"]]
+    rows = [found[x] for x in args["ingredient_list"]]
     totals = {k: round(sum(r[k] for r in rows), 1) for k in ("kcal", "protein_g", "fat_g", "carbs_g")}
     return {"per_ingredient": rows, "totals_per_100g_each": totals}
 
@@ -182,7 +183,7 @@ def adme_profile(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 @register
 def similar_tracks(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     songs = _table(env, "songs")
-    seeds = [s for s in songs if s["title"].casefold() in {m.casefold() for m in args["music_name"]}]
+    seeds = [s for s in songs if any(same_name(m, s["title"]) for m in args["music_name"])]
     if not seeds:
         raise ToolFailure(f"music_name: none of {args['music_name']} is in the catalogue", kind="not_found")
     genres = {s["genre"] for s in seeds}
@@ -343,7 +344,7 @@ def movement(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 @register
 def zone_alerts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     severity = args.get("severity", "all")
-    found = [a for a in _table(env, "alerts") if a["zone"].casefold() == args["zone"].casefold()
+    found = [a for a in _table(env, "alerts") if same_name(a["zone"], args["zone"])
              and severity in ("all", a["severity"])]
     return {"zone": args["zone"], "severity": severity, "alerts": sorted(found, key=lambda a: a["date"], reverse=True)}
 
@@ -368,7 +369,7 @@ def best_price(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def launch_posts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    found = [p for p in _table(env, "posts") if p["topic"].casefold() == args["topic"].casefold()
+    found = [p for p in _table(env, "posts") if same_name(p["topic"], args["topic"])
              and (args["featured"] == "false" or p["featured"] == "true")
              and args["posted_after"] <= p["posted"] <= args["posted_before"]]
     found.sort(key=lambda p: -p["votes"] if args["order"] == "votes" else p["posted"], reverse=args["order"] != "votes")
@@ -409,10 +410,10 @@ def company_peers(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def company_facts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    known = {c["company"].casefold(): c for c in _table(env, "companies")}
+    known = _table(env, "companies")
     out = []
     for name in args["companies"]:
-        c = known.get(name.casefold())
+        c = next((k for k in known if same_name(name, k["company"])), None)
         if c is None:
             raise ToolFailure(f"companies: no data on {name!r}", kind="not_found")
         unknown = [f for f in args["fields"] if f not in c]
@@ -428,7 +429,7 @@ def granules(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     coords = args["coordinates"]
     if len(coords) != 2:
         raise ToolFailure("coordinates must be [latitude, longitude]", kind="range")
-    found = [p for p in _table(env, "data_products") if p["data_type"].casefold() == args["data_type"].casefold()
+    found = [p for p in _table(env, "data_products") if same_name(p["data_type"], args["data_type"])
              and abs(p["lat"] - coords[0]) < 0.5 and abs(p["lng"] - coords[1]) < 0.5
              and p["start"] <= args["end_date"] and p["end"] >= args["start_date"]]
     return {"granules": [p["granule"] for p in found], "count": len(found)}

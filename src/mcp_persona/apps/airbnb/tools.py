@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from mcp_persona.apps._live import JsonApp, collection, fail, parse_day, squash, today
+from mcp_persona.apps._normalize import same_place
 from mcp_persona.apps.base import AppEnv, ToolFailure
 from mcp_persona.apps.paging import page
 
@@ -63,7 +64,8 @@ def _price(listing: dict[str, Any], stay: tuple[date, date] | None) -> dict[str,
 def _city_of(env: AppEnv, location: str) -> list[dict[str, Any]]:
     probe = squash(location.split(",")[0])
     hits = [lst for lst in collection(env, "listings").values()
-            if probe in (squash(lst["city"]), squash(lst["neighbourhood"])) or probe == squash(lst["location"])]
+            if probe in (squash(lst["city"]), squash(lst["neighbourhood"])) or probe == squash(lst["location"])
+            or same_place(location, lst["city"], lst["location"].split(", ")[-1])]
     if not hits:
         cities = sorted({lst["location"].split(", ")[1] for lst in collection(env, "listings").values()})
         raise ToolFailure(f"No listings found for location '{location}' (covered: {', '.join(cities)})",
