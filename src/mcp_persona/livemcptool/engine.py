@@ -316,4 +316,8 @@ def simulated_app(name: str) -> CatalogueApp:
     entry = catalogue().get(name)
     if entry is None or entry.kind != "simulated":
         raise KeyError(f"{name!r} is not a simulated LiveMCPTool server")
+    if name == "12306-mcp":  # stations, timetables and fares need more than one record list
+        from mcp_persona.livemcptool.rail import RailApp
+
+        return RailApp(entry)
     return CatalogueApp(entry)
