@@ -46,6 +46,9 @@ _LIMIT_NAMES = re.compile(r"^(limit|count|num|n|max|top|size|per_?page|page_?siz
 _ID_NAMES = re.compile(r"(^|_)(id|ids|uuid|key|symbol|ticker|code|slug|url|name|title|query|q)$|Id$|Name$|Url$",
                        re.IGNORECASE)
 _STOP = {"the", "a", "an", "of", "and", "or", "in", "on", "for", "to", "with", "by", "is", "at"}
+# Date-window arguments: (first day, last day) pairs a lookup or search honours.
+_WINDOWS = (("fromdate", "todate"), ("start_date", "end_date"), ("date_from", "date_to"))
+_DAY = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
 
 
 class RecordTree:
@@ -198,6 +201,35 @@ class CatalogueApp(App):
                               f"{self.entity}", kind="missing")
         return ranked[0], args[ranked[0]]
 
+    @staticmethod
+    def _window(tool: ToolEntry, args: dict[str, Any]) -> tuple[date, date] | None:
+        """The date window a call asks for (``fromdate``/``todate``, ``start_date``/``end_date``...), each
+        day as YYYYMMDD or YYYY-MM-DD; a malformed day or an empty window is refused."""
+        for lo, hi in _WINDOWS:
+            if lo not in args and hi not in args:
+                continue
+            days = []
+            for name, default in ((lo, date.min), (hi, date.max)):
+                if name not in args:
+                    days.append(default)
+                    continue
+                m = _DAY.match(str(args[name]).strip())
+                try:
+                    days.append(date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None)
+                except ValueError:
+                    days.append(None)
+                if days[-1] is None:
+                    raise ToolFailure(f"{tool.name}: {name} {args[name]!r} is not a date (YYYYMMDD or YYYY-MM-DD)",
+                                      kind="type")
+            if days[0] > days[1]:
+                raise ToolFailure(f"{tool.name}: {lo} {args[lo]!r} is after {hi} {args[hi]!r}", kind="range")
+            return days[0], days[1]
+        return None
+
+    @staticmethod
+    def _period(window: tuple[date, date]) -> dict[str, str]:
+        return {k: d.isoformat() for k, d in zip(("from", "to"), window, strict=True) if d not in (date.min, date.max)}
+
     def _limit(self, tool: ToolEntry, args: dict[str, Any]) -> int:
         for k, v in args.items():
             if _LIMIT_NAMES.match(k) and isinstance(v, int) and not isinstance(v, bool):
@@ -211,9 +243,14 @@ class CatalogueApp(App):
         return {k: r[k] for k in ("id", "name", "date", "value", "url", "summary") if k in r}
 
     def _search(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
+        window = self._window(tool, args)
+        dated = {k for pair in _WINDOWS for k in pair}
+        terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) and k not in dated
+                 for s in _strings(v) for w in _words(s)]
         scored = []
         for r in self._visible(env):
+            if window and not window[0] <= date.fromisoformat(r.get("date", "1970-01-01")) <= window[1]:
+                continue
             hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
             score = sum(1 for w in terms if w in hay)
             if score or not terms:
@@ -224,11 +261,11 @@ class CatalogueApp(App):
         return {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
 
     def _lookup(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        """The record an argument names exactly; failing that, the records that hold most of the
-        call's terms (``get-tickets`` from one city to another); failing that, not found."""
+        """The record an argument names exactly (within the call's date window, if it gives one, which the
+        answer states); failing that, the records that hold most of the call's terms; failing that, not found."""
+        window = self._window(tool, args)
         try:
             _, record = self._find(env, tool, args)
-            return {"tool": tool.name, self.entity: record}
         except ToolFailure as missing:
             terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
             best = []
@@ -241,6 +278,12 @@ class CatalogueApp(App):
                 raise missing from None
             best.sort(key=lambda x: (x[0], x[1]))
             return {"tool": tool.name, "matches": [r for _, _, r in best[:self._limit(tool, args)]]}
+        if window is None:
+            return {"tool": tool.name, self.entity: record}
+        if date.fromisoformat(record.get("date", "1970-01-01")) > window[1]:
+            raise ToolFailure(f"{tool.name}: no data for {record['name']} in that period: it is listed from "
+                              f"{record['date']}", kind="not_found")
+        return {"tool": tool.name, "period": self._period(window), self.entity: record}
 
     def _new_id(self, env: AppEnv) -> str:
         n = env.tree.data["next"]
