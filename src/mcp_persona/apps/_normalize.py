@@ -112,6 +112,12 @@ def _singular(words: Iterable[str]) -> str:
     return " ".join(stem(w) for w in words)
 
 
+def _bare_s(word: str) -> str:
+    """A plural the stemmer leaves alone ("chilis", "taxis", "NDVIs": it keeps "-is" words such as
+    "analysis" whole) with its final s dropped."""
+    return word[:-1] if len(word) > 3 and word.endswith("is") else word
+
+
 @functools.lru_cache(maxsize=65536)
 def name_keys(text: str) -> frozenset[str]:
     """Every form of a name a real service would take as the same name (see the module docstring).
@@ -142,7 +148,8 @@ def name_keys(text: str) -> frozenset[str]:
             words = words[:-1]
             forms.add(" ".join(words))
     forms |= {NAME_ALIASES[f] for f in forms if f in NAME_ALIASES}
-    return frozenset(_singular(f.replace("&", "and").replace("'", "").split()) for f in forms if f)
+    words = [f.replace("&", "and").replace("'", "").split() for f in forms if f]
+    return frozenset([_singular(w) for w in words] + [_singular(map(_bare_s, w)) for w in words])
 
 
 def same_name(a: Any, b: Any) -> bool:
@@ -201,7 +208,7 @@ def _hay(fields: tuple[Any, ...]) -> tuple[set[str], str]:
 
 def _hit(term: str, words: set[str], text: str) -> bool:
     # a whole stemmed word, or (as the servers always allowed) a piece of a longer word: "react" in "reactjs"
-    return term in words or term in text
+    return term in words or term in text or _bare_s(term) in words
 
 
 def hits_per_term(query: str, *fields: Any) -> dict[str, bool]:

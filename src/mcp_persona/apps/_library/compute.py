@@ -87,9 +87,17 @@ def stay_quote(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 def round_trip_fares(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     if args.get("type") == "round_trip" and not args.get("return_date"):
         raise ToolFailure("return_date is required for a round_trip search", kind="missing")
+    if args.get("type") != "round_trip" and args.get("return_date"):
+        raise ToolFailure("return_date is only for a round_trip search; leave it out of a one_way search",
+                          kind="conflict")
+    if args.get("return_date"):
+        _span(args, "departure_date", "return_date")  # a real date, after the departure
     legs = 2 if args.get("type") == "round_trip" else 1
-    return {"fares": [{"flight_id": f["flight_id"], "total_fare": f["fare"] * legs}
-                      for f in refs["__result__"]["results"]]}
+    out: dict[str, Any] = {"fares": [{"flight_id": f["flight_id"], "total_fare": f["fare"] * legs}
+                                     for f in refs["__result__"]["results"]]}
+    if args.get("return_date"):
+        out["return_date"] = args["return_date"]
+    return out
 
 
 def _place(env: AppEnv, address: str, field: str) -> dict[str, Any]:
@@ -336,7 +344,13 @@ def port_scan(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 @register
 def secret_view(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     secret = refs["secret_name"]
-    reveal = not args["mask_sensitive"] and args["confirm_unmask"] == "yes"
+    if args["mask_sensitive"] and args["confirm_unmask"] == "yes":
+        raise ToolFailure("confirm_unmask 'yes' asks to unmask, but mask_sensitive is true: set mask_sensitive to "
+                          "false to see the value, or confirm_unmask to 'no'", kind="conflict")
+    if not args["mask_sensitive"] and args["confirm_unmask"] != "yes":
+        raise ToolFailure("unmasking a secret needs confirm_unmask 'yes' (or keep mask_sensitive true)",
+                          kind="permission")
+    reveal = not args["mask_sensitive"]
     value = secret["value"] if reveal else secret["value"][:3] + "*" * (len(secret["value"]) - 3)
     return {"name": secret["name"], "value": value, "masked": not reveal, "rotated_at": secret["rotated_at"]}
 
@@ -375,6 +389,8 @@ def best_price(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def launch_posts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    _date(args["posted_after"], "posted_after")
+    _date(args["posted_before"], "posted_before")
     found = [p for p in _table(env, "posts") if same_name(p["topic"], args["topic"])
              and (args["featured"] == "false" or p["featured"] == "true")
              and args["posted_after"] <= p["posted"] <= args["posted_before"]]
@@ -432,6 +448,8 @@ def company_facts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def granules(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    _date(args["start_date"], "start_date")
+    _date(args["end_date"], "end_date")
     coords = args["coordinates"]
     if len(coords) != 2:
         raise ToolFailure("coordinates must be [latitude, longitude]", kind="range")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cached_property
 from importlib import resources
 from typing import Annotated, Any
@@ -172,7 +173,19 @@ def new_id(env: AppEnv, spec: LibraryFile, table_name: str, args: dict[str, Any]
     return f"{spec.tables[table_name].id_prefix}-{digits}"
 
 
+def _check_bounds(tool: ToolDef, args: dict[str, Any]) -> None:
+    """A date or time bound (``from`` / ``to``) must be an ISO date or time: text would compare as text."""
+    for param, m in tool.match.items():
+        if m.how in ("from", "to") and param in args and not _ISO.match(str(args[param]).strip()):
+            raise ToolFailure(f"{param}: {args[param]!r} is not a date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM)",
+                              kind="type")
+
+
+_ISO = re.compile(r"^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?)?$|^\d{2}:\d{2}$")
+
+
 def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any]) -> Any:
+    _check_bounds(tool, args)
     refs = {p: _one(env, tool, c.table, p, Match(field=c.field), args[p])
             for p, c in tool.checks.items() if p in args}
     result: Any

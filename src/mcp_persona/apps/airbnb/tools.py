@@ -73,6 +73,16 @@ def _city_of(env: AppEnv, location: str) -> list[dict[str, Any]]:
     return hits
 
 
+def _guest_query(adults: int, children: int, infants: int, pets: int, stay: tuple[date, date] | None) -> str:
+    """The guests (and dates) as the real server puts them in the Airbnb link it returns: infants do not
+    count toward a listing's guest limit, but the booking carries them."""
+    parts = [f"adults={adults}"] + [f"{k}={v}" for k, v in (("children", children), ("infants", infants),
+                                                             ("pets", pets)) if v]
+    if stay is not None:
+        parts += [f"check_in={stay[0].isoformat()}", f"check_out={stay[1].isoformat()}"]
+    return "&".join(parts)
+
+
 @APP.tool()
 def airbnb_search(env: AppEnv,
                   location: str = Field(min_length=1, max_length=100, description="City or neighbourhood"),
@@ -95,7 +105,8 @@ def airbnb_search(env: AppEnv,
                 "location": lst["location"], "avgRating": lst["rating"], "reviewsCount": lst["reviews"],
                 "isSuperhost": lst["superhost"], "maxGuests": lst["max_guests"], "bedrooms": lst["bedrooms"],
                 "price": _price(lst, stay)} for lst in items]
-    return {"searchUrl": f"https://www.airbnb.com/s/{location.replace(' ', '-')}/homes?adults={adults}",
+    return {"searchUrl": f"https://www.airbnb.com/s/{location.replace(' ', '-')}/homes?"
+                         + _guest_query(adults, children, infants, pets, stay),
             "searchResults": results, "paginationInfo": {"totalCount": len(pool), "nextCursor": nxt}}
 
 
@@ -115,7 +126,8 @@ def airbnb_listing_details(env: AppEnv, id: str = Field(min_length=1, pattern=r"
     out = {k: listing[k] for k in ("id", "url", "name", "room_type", "location", "max_guests", "bedrooms", "beds",
                                    "bathrooms", "rating", "reviews", "superhost", "amenities", "host",
                                    "minimum_nights", "pets_allowed", "lat", "lng")}
-    out |= {"price": _price(listing, stay)}
+    out |= {"price": _price(listing, stay),
+            "listingUrl": f"{listing['url']}?{_guest_query(adults, children, infants, pets, stay)}"}
     if stay is not None:
         out["available"] = _fits(listing, stay, guests, pets)
     return out
