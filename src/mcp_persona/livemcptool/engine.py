@@ -46,6 +46,14 @@ _LIMIT_NAMES = re.compile(r"^(limit|count|num|n|max|top|size|per_?page|page_?siz
 _ID_NAMES = re.compile(r"(^|_)(id|ids|uuid|key|symbol|ticker|code|slug|url|name|title|query|q)$|Id$|Name$|Url$",
                        re.IGNORECASE)
 _STOP = {"the", "a", "an", "of", "and", "or", "in", "on", "for", "to", "with", "by", "is", "at"}
+_LIMIT_NAMES_EXTRA = re.compile(r"^(hits|results|items)_?per_?page$", re.IGNORECASE)
+_PAGE_NAMES = re.compile(r"^(page|page_?number|offset|skip|start)$", re.IGNORECASE)
+_BOUND_NAMES = re.compile(r"^(min|max)_?(price|value|amount|cost|score|rating)?$", re.IGNORECASE)
+# Temperature units a lookup converts its record's value into (the value is kept in Celsius).
+_TEMPERATURE = {"fahrenheit": lambda c: c * 9 / 5 + 32, "kelvin": lambda c: c + 273.15, "celsius": lambda c: c,
+                "metric": lambda c: c, "imperial": lambda c: c * 9 / 5 + 32}
+# Transport switches of the real servers that change how they fetch, never what they answer.
+_TRANSPORT = {"ignoreRobotsText"}
 # Date-window arguments: (first day, last day) pairs a lookup or search honours.
 _WINDOWS = (("fromdate", "todate"), ("start_date", "end_date"), ("date_from", "date_to"))
 _DAY = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
@@ -230,9 +238,25 @@ class CatalogueApp(App):
     def _period(window: tuple[date, date]) -> dict[str, str]:
         return {k: d.isoformat() for k, d in zip(("from", "to"), window, strict=True) if d not in (date.min, date.max)}
 
+    @staticmethod
+    def _is_limit(name: str) -> bool:
+        return bool(_LIMIT_NAMES.match(name) or _LIMIT_NAMES_EXTRA.match(name))
+
+    @staticmethod
+    def _refuse_unhonoured(tool: ToolEntry, args: dict[str, Any], honoured: set[str]) -> None:
+        """An argument the shipped records cannot answer (a guest count, a price range on a lookup, a
+        unit for a number it does not hold) is refused unless it has its default value: never accepted
+        and ignored. Transport switches (``ignoreRobotsText``) change nothing for the real server either."""
+        props = tool.input_schema.get("properties") or {}
+        bad = sorted(k for k, v in args.items() if k not in honoured and k not in _TRANSPORT
+                     and v != (props.get(k) or {}).get("default", None))
+        if bad:
+            raise ToolFailure(f"{tool.name}: this server's records cannot answer {', '.join(bad)}; leave "
+                              f"{'them' if len(bad) > 1 else 'it'} out or at the default", kind="range")
+
     def _limit(self, tool: ToolEntry, args: dict[str, Any]) -> int:
         for k, v in args.items():
-            if _LIMIT_NAMES.match(k) and isinstance(v, int) and not isinstance(v, bool):
+            if self._is_limit(k) and isinstance(v, int) and not isinstance(v, bool):
                 if v < 0:
                     raise ToolFailure(f"{tool.name}: {k} must not be negative (got {v})", kind="range")
                 return min(v, 50)
@@ -245,11 +269,20 @@ class CatalogueApp(App):
     def _search(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
         window = self._window(tool, args)
         dated = {k for pair in _WINDOWS for k in pair}
-        terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) and k not in dated
-                 for s in _strings(v) for w in _words(s)]
+        words = {k for k, v in args.items() if not self._is_limit(k) and k not in dated and isinstance(v, str | list)}
+        bounds = {k: v for k, v in args.items() if _BOUND_NAMES.match(k) and isinstance(v, int | float)
+                  and not isinstance(v, bool)}
+        pages = {k: v for k, v in args.items() if _PAGE_NAMES.match(k) and k not in words}
+        self._refuse_unhonoured(tool, args, words | set(bounds) | set(pages) | dated
+                                | {k for k in args if self._is_limit(k)})
+        terms = [w for k in words for s in _strings(args[k]) for w in _words(s)]
         scored = []
         for r in self._visible(env):
             if window and not window[0] <= date.fromisoformat(r.get("date", "1970-01-01")) <= window[1]:
+                continue
+            value = r.get("value")
+            if any(not isinstance(value, int | float) or (value < b if k.lower().startswith("min") else value > b)
+                   for k, b in bounds.items()):
                 continue
             hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
             score = sum(1 for w in terms if w in hay)
@@ -257,8 +290,28 @@ class CatalogueApp(App):
                 scored.append((-score, r["id"], r))
         scored.sort(key=lambda x: (x[0], x[1]))
         limit = self._limit(tool, args)
-        hits = [self._summary(r) for _, _, r in scored[:limit]]
-        return {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
+        first = self._offset(pages, limit)
+        hits = [self._summary(r) for _, _, r in scored[first:first + limit]]
+        out = {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
+        if pages:
+            out["offset"] = first
+        return out
+
+    @staticmethod
+    def _offset(pages: dict[str, Any], limit: int) -> int:
+        """Where a page starts: ``page`` counts pages (from 0 or 1 as the value's name says), ``offset`` /
+        ``skip`` / ``start`` count records."""
+        for k, v in pages.items():
+            try:
+                n = int(v)
+            except (TypeError, ValueError):
+                raise ToolFailure(f"{k}: {v!r} is not a whole number", kind="type") from None
+            if n < 0:
+                raise ToolFailure(f"{k}: must not be negative", kind="range")
+            if k.lower().startswith("page"):
+                return max(n - 1, 0) * limit if n >= 1 else 0
+            return n
+        return 0
 
     def _lookup(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
         """The record an argument names exactly (within the call's date window, if it gives one, which the
@@ -267,7 +320,7 @@ class CatalogueApp(App):
         try:
             _, record = self._find(env, tool, args)
         except ToolFailure as missing:
-            terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
+            terms = [w for k, v in args.items() if not self._is_limit(k) for s in _strings(v) for w in _words(s)]
             best = []
             for r in self._visible(env):
                 hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
@@ -278,6 +331,13 @@ class CatalogueApp(App):
                 raise missing from None
             best.sort(key=lambda x: (x[0], x[1]))
             return {"tool": tool.name, "matches": [r for _, _, r in best[:self._limit(tool, args)]]}
+        key = self._key_argument(tool, args)[0]
+        units = {k: v for k, v in args.items() if k.lower() in ("temperature_unit", "units", "unit")
+                 and isinstance(v, str) and v.lower() in _TEMPERATURE}
+        self._refuse_unhonoured(tool, args, {key, *units, *(k for pair in _WINDOWS for k in pair)})
+        if units and isinstance(record.get("value"), int | float):
+            unit = next(iter(units.values())).lower()
+            record = record | {"value": round(_TEMPERATURE[unit](record["value"]), 2), "unit": unit}
         if window is None:
             return {"tool": tool.name, self.entity: record}
         if date.fromisoformat(record.get("date", "1970-01-01")) > window[1]:
