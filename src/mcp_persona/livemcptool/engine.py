@@ -276,15 +276,23 @@ class CatalogueApp(App):
         self._refuse_unhonoured(tool, args, words | set(bounds) | set(pages) | dated
                                 | {k for k in args if self._is_limit(k)})
         terms = [w for k in words for s in _strings(args[k]) for w in _words(s)]
+        visible = self._visible(env)
+        hays = {r["id"]: " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower() for r in visible}
+        for k in sorted(words) if len(words) > 1 else ():
+            # beside other words, an argument that matches nothing would be ignored: say so instead
+            mine = [w for s in _strings(args[k]) for w in _words(s)]
+            if mine and not any(w in hay for w in mine for hay in hays.values()):
+                raise ToolFailure(f"{tool.name}: {k}={args[k]!r} matches no {self.entity} this server has",
+                                  kind="not_found")
         scored = []
-        for r in self._visible(env):
+        for r in visible:
             if window and not window[0] <= date.fromisoformat(r.get("date", "1970-01-01")) <= window[1]:
                 continue
             value = r.get("value")
             if any(not isinstance(value, int | float) or (value < b if k.lower().startswith("min") else value > b)
                    for k, b in bounds.items()):
                 continue
-            hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
+            hay = hays[r["id"]]
             score = sum(1 for w in terms if w in hay)
             if score or not terms:
                 scored.append((-score, r["id"], r))
