@@ -200,6 +200,23 @@ async def test_kospi_market_cap_honours_its_period() -> None:
         assert backwards.is_error and "is after" in backwards.content[0].text
 
 
+async def test_library_search_honours_price_bounds_and_refuses_what_it_cannot_answer() -> None:
+    async with open_episode(servers=["airbnb"], clock=RAIL_CLOCK) as ep:
+        async def search(**args: Any) -> tuple[bool, Any]:
+            r = await ep.call("airbnb", "airbnb_search", args)
+            text = r.content[0].text
+            return bool(r.is_error), json.loads(text) if not r.is_error else text
+
+        _, cheap = await search(location="Tokyo", maxPrice=100)
+        assert [h["name"] for h in cheap["results"]] == ["Tokyo capsule studio"]  # 41.94 a night
+        _, none = await search(location="Tokyo", minPrice=100)
+        assert none["results"] == []
+        err, text = await search(location="Tokyo", checkin="2026-05-10", checkout="2026-05-12")
+        assert err and "checkin" in text
+        err, text = await search(location="Tokyo", adults=3)
+        assert err and "cannot answer adults" in text
+
+
 # -- 12306 --------------------------------------------------------------------------------------------
 async def rail(tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
     async with open_episode(servers=["12306-mcp"], clock=RAIL_CLOCK) as ep:

@@ -298,7 +298,7 @@ class CatalogueApp(App):
                 scored.append((-score, r["id"], r))
         scored.sort(key=lambda x: (x[0], x[1]))
         limit = self._limit(tool, args)
-        first = self._offset(pages, limit)
+        first = self._offset(pages, limit, tool.input_schema.get("properties") or {})
         hits = [self._summary(r) for _, _, r in scored[first:first + limit]]
         out = {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
         if pages:
@@ -306,9 +306,9 @@ class CatalogueApp(App):
         return out
 
     @staticmethod
-    def _offset(pages: dict[str, Any], limit: int) -> int:
-        """Where a page starts: ``page`` counts pages (from 0 or 1 as the value's name says), ``offset`` /
-        ``skip`` / ``start`` count records."""
+    def _offset(pages: dict[str, Any], limit: int, props: dict[str, Any]) -> int:
+        """Where a page starts: ``page`` counts pages (from 0 when its default is 0, as Algolia's do, else
+        from 1), ``offset`` / ``skip`` / ``start`` count records."""
         for k, v in pages.items():
             try:
                 n = int(v)
@@ -317,7 +317,8 @@ class CatalogueApp(App):
             if n < 0:
                 raise ToolFailure(f"{k}: must not be negative", kind="range")
             if k.lower().startswith("page"):
-                return max(n - 1, 0) * limit if n >= 1 else 0
+                first = 0 if (props.get(k) or {}).get("default") == 0 else 1
+                return max(n - first, 0) * limit
             return n
         return 0
 
@@ -342,7 +343,9 @@ class CatalogueApp(App):
         key = self._key_argument(tool, args)[0]
         units = {k: v for k, v in args.items() if k.lower() in ("temperature_unit", "units", "unit")
                  and isinstance(v, str) and v.lower() in _TEMPERATURE}
-        self._refuse_unhonoured(tool, args, {key, *units, *(k for pair in _WINDOWS for k in pair)})
+        # a cap is met by the one record a lookup answers
+        self._refuse_unhonoured(tool, args, {key, *units, *(k for pair in _WINDOWS for k in pair),
+                                             *(k for k in args if self._is_limit(k))})
         if units and isinstance(record.get("value"), int | float):
             unit = next(iter(units.values())).lower()
             record = record | {"value": round(_TEMPERATURE[unit](record["value"]), 2), "unit": unit}
