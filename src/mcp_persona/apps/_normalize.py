@@ -166,12 +166,6 @@ def same_place(query: Any, name: str, *qualifiers: str) -> bool:
     return same_name(query, name) or any(same_name(query, f"{name}, {q}") for q in qualifiers if q)
 
 
-def place_name(text: str) -> str:
-    """The bare place of a query such as ``"Austin, TX"`` or ``"Singapore City"``: its shortest key
-    (folded and singular; for display use the record's own name)."""
-    return min(name_keys(text), key=lambda k: (len(k), k))
-
-
 @functools.lru_cache(maxsize=65536)
 def terms(text: str) -> tuple[str, ...]:
     """The distinct search terms of a text: folded, aliases expanded (``mt`` -> ``mount``, ``nyc`` ->
@@ -240,7 +234,6 @@ __all__ = [
     "is_identifier",
     "matches_all",
     "name_keys",
-    "place_name",
     "same_name",
     "same_place",
     "term_hits",
