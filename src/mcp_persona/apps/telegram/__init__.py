@@ -26,8 +26,9 @@ Kept from the real Telegram:
 
 Invented: the dialog list shape of ``get_chats`` (chat + ``unread_count`` + ``last_message``),
 ``member_count`` inside ``get_chat``, and word-based ``search_messages`` (strict like Telegram's
-own search: a word matches text that contains it, so "bug" finds "bugs" but "bugs" does not find "bug"). ``mark_as_read`` is a
-read side effect: its fields are declared in the hierarchy's ``ignore_changes``.
+own search: a word matches text that contains it, so "bug" finds "bugs" but "bugs" does not find
+"bug"). ``mark_as_read`` is a read side effect: its fields are declared in the hierarchy's
+``ignore_changes``.
 """
 
 from mcp_persona.apps.telegram.tools import APP
