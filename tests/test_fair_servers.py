@@ -15,8 +15,11 @@ from mcp_persona.apps import get_app
 from mcp_persona.apps._normalize import matches_all, name_keys, same_name, same_place, terms
 from mcp_persona.clock import TaskClock
 from mcp_persona.livemcptool import open_episode
+from mcp_persona.mutants import PlannedCall, ReplayAgent
 from mcp_persona.protocols import get_protocol
 from mcp_persona.robustness import changed_variants, fair_variants, ignored, probe_task, verdict
+from mcp_persona.runner import run_episode
+from mcp_persona.tasks import GoldCall
 from mcp_persona.tasks.loader import load_tasks, suite_info
 
 pytestmark = pytest.mark.anyio
@@ -333,3 +336,32 @@ async def test_fair_variants_of_gold_reads_still_find_what_the_chain_needs(suite
     assert verdicts["robust"] / total >= 0.94, dict(verdicts)
     # the one left is a pinyin word given an English plural ("dengyue" -> "dengyues"), not a fair form
     assert [s for s in silent if s[3] != "dengyues"] == []
+
+
+def _plan(*steps: list[tuple[str, str, dict[str, Any]]]) -> tuple[PlannedCall, ...]:
+    return tuple(PlannedCall((si, ci), si, GoldCall(server=server, tool=tool, arguments=args))
+                 for si, step in enumerate(steps) for ci, (server, tool, args) in enumerate(step))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("route", ["stations in each city, then tickets", "the route of each train"])
+async def test_12306_fare_tasks_are_solved_by_the_tools_a_model_would_choose(route: str) -> None:
+    protocol = get_protocol("livemcpbench")
+    for task in load_tasks("livemcpbench"):
+        if not task.id.startswith("travel_train_fare_"):
+            continue
+        a, b = (w.rstrip("?,") for w in task.instruction.split("fare, ")[1].split()[0:3:2])
+        calc = ("calculator", "calculate", task.gold[-1].calls[0].arguments)
+        if route.startswith("stations"):
+            plan = _plan([("12306-mcp", "get-stations-code-in-city", {"city": "Beijing"}),
+                          ("12306-mcp", "get-stations-code-in-city", {"city": "Shanghai"})],
+                         [("12306-mcp", "get-tickets", {"date": "2026-05-08", "fromStation": "VNP",
+                                                        "toStation": "AOH"})], [calc])
+        else:  # a train's own stations: D301 runs Beijing - Shanghai, the G trains Beijing South - Hongqiao
+            ends = {"D301": ("BJP", "SHH"), "G101": ("VNP", "SHH")}
+            plan = _plan([("12306-mcp", "get-train-route-stations",
+                           {"trainNo": t, "fromStationTelecode": ends.get(t, ("VNP", "AOH"))[0],
+                            "toStationTelecode": ends.get(t, ("VNP", "AOH"))[1], "departDate": "2026-05-08"})
+                          for t in (a, b)], [calc])
+        record = await run_episode(task, ReplayAgent(plan), protocol=protocol)
+        assert record.score is not None and record.score["success"], (task.id, record.score)
