@@ -15,9 +15,10 @@ from mcp_persona.apps import get_app
 from mcp_persona.apps._normalize import matches_all, name_keys, same_name, same_place, terms
 from mcp_persona.clock import TaskClock
 from mcp_persona.livemcptool import open_episode
+from mcp_persona.livemcptool.engine import CatalogueApp
 from mcp_persona.mutants import PlannedCall, ReplayAgent
 from mcp_persona.protocols import get_protocol
-from mcp_persona.robustness import changed_variants, fair_variants, ignored, probe_task, verdict
+from mcp_persona.robustness import changed_variants, fair_variants, ignored, looks_empty, probe_task, verdict
 from mcp_persona.runner import run_episode
 from mcp_persona.tasks import GoldCall
 from mcp_persona.tasks.loader import load_tasks, suite_info
@@ -365,3 +366,76 @@ async def test_12306_fare_tasks_are_solved_by_the_tools_a_model_would_choose(rou
                           for t in (a, b)], [calc])
         record = await run_episode(task, ReplayAgent(plan), protocol=protocol)
         assert record.score is not None and record.score["success"], (task.id, record.score)
+
+
+def _base_arguments(tool: Any, record: dict[str, Any], entity: str) -> dict[str, Any]:
+    """Arguments a model could send: a record's id for a key; for a search, the kind of record (every record's
+    summary names it, so a cap has several hits to cut); a word of the record's name otherwise."""
+    props = tool.input_schema.get("properties") or {}
+    args: dict[str, Any] = {}
+    for name in tool.input_schema.get("required") or []:
+        prop = props.get(name, {})
+        kind = prop.get("type") or next((b.get("type") for b in prop.get("anyOf", []) if b.get("type")), "string")
+        if "enum" in prop:
+            args[name] = prop["enum"][0]
+        elif kind in ("number", "integer"):
+            args[name] = prop.get("default", max(1, prop.get("minimum", 1)))
+        elif kind == "boolean":
+            args[name] = False
+        elif kind == "array":
+            args[name] = [record["name"]]
+        elif kind == "object":
+            args[name] = {"name": record["name"]}
+        else:
+            args[name] = (record.get("symbol") or record["id"] if tool.behaviour in ("lookup", "update", "delete")
+                          else entity if tool.behaviour == "search" else record["name"].split()[0])
+    return args
+
+
+TRANSPORT = {"ignoreRobotsText"}  # how the real server fetches, never what it answers
+
+
+def is_cap(argument: str) -> bool:
+    """A result cap, which the one record a lookup answers always meets."""
+    return CatalogueApp._is_limit(argument)
+
+
+@pytest.mark.slow
+async def test_every_argument_of_every_simulated_library_tool_changes_the_reply_or_is_refused() -> None:
+    """The LiveMCPTool engine's tools (425, most in no gold chain): from a call that succeeds on a shipped
+    record, each argument changed to another accepted value changes the answer or the state, or is refused."""
+    from mcp_persona.livemcptool import catalogue
+    from mcp_persona.livemcptool.engine import datasets
+
+    changed: dict[str, bool] = defaultdict(bool)
+    based, tools = 0, 0
+    for name, entry in sorted(catalogue().items()):
+        if entry.kind != "simulated":
+            continue
+        theme = datasets().get(name) or {}
+        records = theme.get("records") or [{"id": "x", "name": "x"}]
+        async with open_episode(servers=[name], clock=RAIL_CLOCK) as ep:
+            env = ep.sim_envs[name]
+            for tool in entry.tools:
+                tools += 1
+                base = _base_arguments(tool, records[0], theme.get("entity", "record"))
+                saved = json.dumps(env.tree.data)
+                gold = await ep.call(name, tool.name, base)
+                if gold.is_error or looks_empty(gold.content[0].text) or '"matches"' in gold.content[0].text:
+                    continue  # no answer to change (or a best guess between records)
+                based += 1
+                after = env.tree.hash()
+                for variant in changed_variants(base, tool.input_schema):
+                    if variant.argument in TRANSPORT or (tool.behaviour == "lookup" and is_cap(variant.argument)):
+                        continue
+                    env.tree.data.clear()
+                    env.tree.data.update(json.loads(saved))
+                    r = await ep.call(name, tool.name, variant.args)
+                    changed[f"{name}:{tool.name}:{variant.argument}"] |= (
+                        r.is_error != gold.is_error or r.content[0].text != gold.content[0].text
+                        or env.tree.hash() != after)
+                env.tree.data.clear()
+                env.tree.data.update(json.loads(saved))
+    assert tools == 425 and based > 200 and len(changed) > 300
+    unchanged = sorted(k for k, v in changed.items() if not v)
+    assert unchanged == [], "\n".join(unchanged)

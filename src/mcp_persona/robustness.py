@@ -133,13 +133,14 @@ def fair_variants(args: Args, schema: Schema) -> Iterator[Variant]:
 
 def _other_numbers(value: float | int, prop: Schema, integer: bool) -> list[float | int]:
     lo, hi = prop.get("minimum"), prop.get("maximum")
-    candidates = [1, 2, value + 1, value * 2 + 1, 50] if integer else [value + 1.5, value / 2, 1.0]
+    candidates = ([1, 2, value + 1, value * 2 + 1, 50, 100_000] if integer
+                  else [value + 1.5, value / 2, 1.0, 100_000.0])
     out: list[float | int] = []
     for c in candidates:
         c = int(c) if integer else c
         if c != value and c not in out and (lo is None or c >= lo) and (hi is None or c <= hi):
             out.append(c)
-    return out[:3]
+    return out[:3] + out[-1:] if len(out) > 3 else out  # a few near values and a far one
 
 
 def changed_variants(args: Args, schema: Schema) -> Iterator[Variant]:

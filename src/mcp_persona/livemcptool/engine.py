@@ -42,7 +42,8 @@ from mcp_persona.livemcptool.catalogue import ServerEntry, ToolEntry, catalogue
 
 CONTEXT = "default"  # one shipped dataset per server
 _LIMIT_NAMES = re.compile(r"^(limit|count|num|n|max|top|size|per_?page|page_?size|k)(_?results|_?items|_?k)?$|"
-                          r"^(max|num|top)_?\w*$|\w*(limit|count)$", re.IGNORECASE)
+                          r"^(max|num|top)_?(results?|items?|hits|records|entries|rows|n|k|count)$|\w*(limit|count)$",
+                          re.IGNORECASE)  # "topic" or "number" is not a cap
 _ID_NAMES = re.compile(r"(^|_)(id|ids|uuid|key|symbol|ticker|code|slug|url|name|title|query|q)$|Id$|Name$|Url$",
                        re.IGNORECASE)
 _STOP = {"the", "a", "an", "of", "and", "or", "in", "on", "for", "to", "with", "by", "is", "at"}
@@ -376,9 +377,13 @@ class CatalogueApp(App):
         return {"tool": tool.name, "updated": record["id"], "changed": sorted(changes), self.entity: record}
 
     def _delete(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        _, record = self._find(env, tool, args)
+        prop, record = self._find(env, tool, args)
         env.tree.data["records"].remove(record)
-        return {"tool": tool.name, "deleted": record["id"]}
+        out = {"tool": tool.name, "deleted": record["id"]}
+        details = {k: v for k, v in args.items() if k != prop}
+        if details:  # what was removed from it (a slide, a task of a request): the record holds no finer parts
+            out["details"] = details
+        return out
 
     def _compute(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
         canonical = json.dumps(args, sort_keys=True, ensure_ascii=False)
