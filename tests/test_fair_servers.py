@@ -294,8 +294,6 @@ UNCHANGED_ON_GOLD_DATA = {
     ("rednote", "get_feed_detail", "load_all_comments"): "the gold notes have at most 10 comment threads",
     ("rednote", "get_feed_detail", "scroll_speed"): "the real server's browser pace; its answer is the same",
     ("baidu_maps", "map_search_places", "radius"): "the gold search's places are all within every radius tried",
-    ("baidu_maps", "map_directions", "is_china"): "a flag of the real server's coordinate system for a route "
-                                                  "inside China; the gold route is in China",
     ("discord", "moderate_message", "reason"): "the audit-log reason; the simulator keeps no audit log",
     ("github", "list_pull_requests", "perPage"): "a page size; the gold repository has one open pull request",
 }
