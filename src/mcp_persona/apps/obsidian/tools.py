@@ -731,7 +731,8 @@ def obsidian_simple_search(
                                                                  "of a match (default 100)."),
 ) -> list[dict[str, Any]]:
     """Simple text search across every markdown note of the vault. Each word of the query must occur
-    (case-insensitive); returns the matching notes with the context around each match."""
+    (case-insensitive); returns the matching notes with the context around each match. Words match as
+    written, as Obsidian's simple search does: "dates" does not find "date"."""
     words = query.lower().split()
     if not words:
         raise ToolFailure("query must contain at least one non-space character", kind="range")
