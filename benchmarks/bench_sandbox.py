@@ -108,7 +108,8 @@ def in_process() -> tuple[float, float, float]:
     return time.perf_counter() - t0, children_cpu() - c0, time.process_time() - h0
 
 
-def main(runs: int, parallel: int, before: list[str]) -> None:
+def main(runs: int, parallel: int, before: list[str]) -> dict[str, float]:
+    """Print the table; return each variant's median wall time in ms."""
     iso = isolation()
     print(f"isolation: {iso}")
     python = [sys.executable, "-I", "-c", "pass"]
@@ -134,6 +135,7 @@ def main(runs: int, parallel: int, before: list[str]) -> None:
             for worker in workers.values():
                 worker.close()
     ms = 1000
+    medians = {name: statistics.median(w for w, _, _ in rows) * ms for name, rows in times.items()}
     print(f"{'variant':<28} {'wall median':>11} {'(min-max)':>15} {'CPU: its processes':>19} {'harness':>9}")
     for name, rows in times.items():
         wall = [w for w, _, _ in rows]
@@ -150,6 +152,7 @@ def main(runs: int, parallel: int, before: list[str]) -> None:
     started = time.perf_counter()
     anyio.run(at_once)
     print(f"{parallel} runs of time.sleep(0.5) at once: {time.perf_counter() - started:.2f} s in all")
+    return medians
 
 
 if __name__ == "__main__":
