@@ -9,7 +9,8 @@ agent's own result of the call that matched gold call (S, C).
 one gold step in one turn (parallel), the steps in order, one turn per step.
 
 Normalisation of arguments: an argument left out and one given as its declared default (or null) are
-the same; strings compare case-insensitively with runs of whitespace collapsed and closing punctuation
+the same; strings compare case-insensitively (a file path or a URL keeps its case: ``/Berlin`` is not
+``/berlin`` on a case-sensitive disk) with runs of whitespace collapsed and closing punctuation
 dropped (a prompt or a comment typed with or without its final period is the same text); a numeric string
 and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
 
@@ -22,6 +23,7 @@ and ours disagree on an episode, :func:`difference_reasons` says why.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import pairwise
@@ -44,6 +46,7 @@ NAME_ONLY = frozenset({
 })
 Steps = Sequence[Sequence[tuple[str, dict[str, Any] | None]]]  # turns (or gold steps) of (tool, arguments)
 _CLOSING = " .!?;:,。！？；："  # punctuation that closes a phrase; a value of only these stays as it is
+_PATH_OR_URL = re.compile(r"^\S*/\S*$")  # a path or a URL (one word with a slash): its case is kept
 
 
 def normalize_value(value: Any) -> Any:
@@ -52,7 +55,8 @@ def normalize_value(value: Any) -> Any:
     if isinstance(value, int | float):
         return int(value) if float(value).is_integer() else float(value)
     if isinstance(value, str):
-        text = " ".join(value.split()).casefold()
+        text = " ".join(value.split())
+        text = text if _PATH_OR_URL.match(text) else text.casefold()
         text = text.rstrip(_CLOSING) or text  # "...in #platform." = "...in #platform": one sentence, typed twice
         try:
             return normalize_value(float(text)) if text and text not in ("nan", "inf", "-inf") else text
