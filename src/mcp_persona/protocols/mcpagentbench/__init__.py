@@ -165,7 +165,8 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is neither finished nor efficient."""
     ok = record.status == "ok" and record.score is not None
     score = record.score if ok and record.score is not None else {}
-    return {"task_id": task.id, "epoch": record.epoch, "type": task.type, "domain": task.domain,
+    return {"task_id": task.id, "epoch": record.epoch, "acc": 1.0 if score.get("finished") else 0.0,
+            "type": task.type, "domain": task.domain,
             "weight": len(task.gold_calls), "finished": bool(score.get("finished")),
             "efficient": bool(score.get("efficient")), "paper_finished": bool(score.get("paper_finished")),
             "paper_efficient": bool(score.get("paper_efficient")), "paper_differs": score.get("paper_differs") or {},

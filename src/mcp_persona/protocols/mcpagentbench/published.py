@@ -217,6 +217,10 @@ async def replay(run: PublishedRun, matched: Matched, run_dir: Path, suite: str,
         summary = build_summary(config, matched.tasks, store.records())
     finally:
         store.close()
+    # the replay's time and (absent) tokens are not the model's: the published totals are in the block below
+    for m in [summary["metrics"], *(g for key in ("by_type", "by_domain", "by_domain_type")
+                                    for g in summary[key].values())]:
+        m |= {"token_efficiency": None, "time_efficiency": None}
     summary["published"] = published_block(run, matched)
     write_summary(run_dir, summary)
     return summary
