@@ -16,10 +16,12 @@ RESULTS = "mcpagentbench-results"
 
 def import_tasks(
     protocol: Annotated[str, typer.Argument(help=f"the protocol whose peer format FILE is in (mcpagentbench), "
-                                                 f"or {RESULTS}: the peer's published result files")],
+                                                 f"or {RESULTS}: the peer's published result files",
+                                        metavar="PROTOCOL")],
     files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False,
                                                 help="the peer's task file; with mcpagentbench-results, its "
-                                                     "result files (*_results.json)")],
+                                                     "result files (*_results.json)",
+                                                metavar="FILE", show_default=False)],
     out: Annotated[Path | None, typer.Option(help="a suite folder to write (suite.json + tasks.json); with "
                                                   "mcpagentbench-results, the folder of the runs and their "
                                                   "suite (default runs/published-mcpagentbench)")] = None,
