@@ -172,3 +172,11 @@ def unpriced_reason(model: str | None, *, base_url: str | None = None,
         where = f" at {base_url}" if base_url and _provider_at(base_url) else ""
         return f"no price for {model.strip()}{where} in {pricing_version()}; pass --price-in/--price-out"
     return None
+
+
+def pricing_record(override: PriceOverride | None) -> dict[str, Any]:
+    """Where a role's prices come from, as a run records it: the source, and the override's prices if any."""
+    record: dict[str, Any] = {"source": price_source(override)}
+    if override is not None:
+        record["usd_per_mtok"] = override.to_dict()
+    return record
