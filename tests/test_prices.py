@@ -77,3 +77,28 @@ def test_price_flags_that_cannot_apply_are_refused(server: FaultServer, tmp_path
     result = _run(server, "openai:my-qwen", tmp_path / "run", *flags)
     assert result.exit_code == 2 and words in result.output, result.output
     assert server.requests == [] and not (tmp_path / "run").exists()
+
+
+def test_a_sweep_model_carries_its_prices_to_its_runs() -> None:
+    from mcp_persona.sweep import SweepModel
+
+    model = SweepModel(model="openai:my-qwen", base_url="http://127.0.0.1:8000/v1", price_in=0.1, price_out=0.4)
+    assert model.run_flags() == {"agent": "model", "model": "openai:my-qwen", "base_url": "http://127.0.0.1:8000/v1",
+                                 "price_in": 0.1, "price_out": 0.4}
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        SweepModel(model="openai:my-qwen", price_in=-1.0, price_out=0.4)
+
+
+def test_the_judges_calls_are_priced_on_the_same_path(server: FaultServer, tmp_path: Path) -> None:
+    result = _run(server, "openai:my-qwen", tmp_path / "run", "--price-in", "0.5", "--price-out", "2",
+                  "--judge", "openai:judge-x", "--judge-base-url", server.url, "--judge-policy", "replace",
+                  "--judge-price-in", "1", "--judge-price-out", "4")
+    assert result.exit_code == 0, result.output
+    judged = sum(1 for r in server.requests if r["model"] == "judge-x") - 1  # the preflight is no episode's
+    assert judged > 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    agent, judge = (120 * 0.5 + 7 * 2.0) / 1e6, (120 * 1.0 + 7 * 4.0) / 1e6  # each call: 120 in, 7 out
+    assert summary["cost"]["usd"] == pytest.approx(2 * agent + judged * judge)
+    assert summary["judge"]["cost_usd"] == pytest.approx(judged * judge)  # every judge call scored a checkpoint
+    assert summary["pricing"]["judge"] == {"source": "override",
+                                           "usd_per_mtok": {"input": 1.0, "output": 4.0, "cached_input": None}}

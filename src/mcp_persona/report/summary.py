@@ -34,10 +34,16 @@ def episode_cost(record: EpisodeRecord) -> float | None:
     """What an episode's model calls cost, the agent's and the judge's; None when one of them is unpriced
     (never a partial sum passed as whole). No call costs nothing."""
     agent = record.trajectory.cost_usd if record.trajectory.model_calls else 0.0
-    judge = [v.get("cost_usd") for v in record.verdicts if _spent_tokens(v)]
+    judge = [v.get("cost_usd") for v in judge_verdicts(record) if _spent_tokens(v)]
     if agent is None or any(c is None for c in judge):
         return None
     return agent + sum(c for c in judge if c is not None)
+
+
+def judge_verdicts(record: EpisodeRecord) -> list[dict[str, Any]]:
+    """Every judge verdict of an episode: its scores' and its failure diagnosis'."""
+    diagnosis = (record.failure or {}).get("verdict")
+    return [*record.verdicts, *([diagnosis] if isinstance(diagnosis, dict) else [])]
 
 
 def _spent_tokens(verdict: dict[str, Any]) -> bool:
@@ -60,7 +66,7 @@ def cost_summary(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[st
     if costs and not known:
         flags = config.flags or {}
         agent_unpriced = any(r.trajectory.model_calls and r.trajectory.cost_usd is None for r in records)
-        judge_unpriced = any(_spent_tokens(v) and v.get("cost_usd") is None for r in records for v in r.verdicts)
+        judge_unpriced = any(_spent_tokens(v) and v.get("cost_usd") is None for r in records for v in judge_verdicts(r))
         for unpriced, model, base_url in ((agent_unpriced, config.model, flags.get("base_url")),
                                           (judge_unpriced, config.judge, flags.get("judge_base_url"))):
             if unpriced:
