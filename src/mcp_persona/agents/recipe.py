@@ -26,6 +26,7 @@ class AgentRecipe:
     request_timeout: float = 180.0
     max_attempts: int = 5
     price: dict[str, Any] | None = None  # the run's own prices for the model (PriceOverride fields)
+    embeddings: str = ""  # the copilot's retrieval: {"base_url", "model"} of an embeddings endpoint as JSON; "" BM25
 
     def build(self) -> Agent:
         """The agent; ValueError or ModelError when the recipe cannot make one (a bad model spec, a key missing)."""
@@ -41,8 +42,10 @@ class AgentRecipe:
                              retry=RetryPolicy(max_attempts=self.max_attempts, timeout_s=self.request_timeout),
                              max_concurrency=self.max_requests, settings=ModelSettings(**self.settings),
                              api_limits=self.api_limits, price=PriceOverride(**self.price) if self.price else None)
-        kind = CopilotAgent if self.kind == "copilot" else ModelAgent
-        return kind(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
+        if self.kind == "copilot":
+            return CopilotAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills),
+                                embeddings_json=self.embeddings)
+        return ModelAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

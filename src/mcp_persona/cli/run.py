@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shlex
@@ -138,6 +139,9 @@ def run(
     max_consecutive_errors: Annotated[int, typer.Option(
         min=0, help="stop the run when this many episodes in a row fail on the model endpoint the same way "
                     "(0: never)")] = 3,
+    embeddings_url: Annotated[str | None, typer.Option(
+        help="copilot: route with an OpenAI-compatible embeddings endpoint instead of BM25 (as the paper)")] = None,
+    embeddings_model: Annotated[str, typer.Option(help="copilot: the embedding model at --embeddings-url")] = "",
     executor: Annotated[str, typer.Option(
         help="where episodes run: local (this process) or ray (the Ray cluster at --ray-address)")] = "local",
     ray_address: Annotated[str | None, typer.Option(
@@ -175,6 +179,8 @@ def run(
         raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
+    if embeddings_url is not None and agent is not AgentKind.copilot:
+        raise fail("--embeddings-url changes the copilot's retrieval; use it with --agent copilot")
     if executor not in ("local", "ray"):
         raise fail(f"--executor {executor!r}: use local or ray")
     if executor == "ray" and judge.strip().lower() != "rules":
@@ -229,7 +235,9 @@ def run(
                          api_limits=api_limits.value, settings=model_settings.to_dict(), max_rounds=max_rounds,
                          skills=skills, one_call_per_turn=one_call_per_turn, max_requests=max_requests or concurrency,
                          request_timeout=request_timeout, max_attempts=max_attempts,
-                         price=price.to_dict() if price else None)
+                         price=price.to_dict() if price else None,
+                         embeddings=json.dumps({"base_url": embeddings_url, "model": embeddings_model})
+                         if embeddings_url else "")
     try:
         runner_agent = recipe.build()
     except (ValueError, ModelError) as exc:
