@@ -319,7 +319,8 @@ def run(
     errors = summary["errors"]
     if summary["n_scored"]:
         print_summary(summary, console)
-        console.print(cost_line(summary["cost"]), highlight=False, soft_wrap=True)
+        if summary["cost"]["pricing"]:  # a run with a model to price
+            console.print(cost_line(summary["cost"]), highlight=False, soft_wrap=True)
     console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
     if model == "local":
         console.print("The bundled local model (SmolLM2, 135M parameters) is expected to score about 0: it shows "
