@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 from typing import Any
 
 import pytest
@@ -100,6 +101,7 @@ def test_prices_come_from_the_database_offline(monkeypatch: pytest.MonkeyPatch) 
     pricing._provider_at.cache_clear()
     assert cost_usd("openai:gpt-4o", UsageDetail(prompt_tokens=1_000_000)) == pytest.approx(2.5)
     assert cost_usd("openai:deepseek-chat", UsageDetail(prompt_tokens=1), base_url="https://api.deepseek.com/v1")
+    assert not [t for t in threading.enumerate() if t.name.startswith("genai_prices")]  # no updater started
 
 
 def test_cost_of_a_known_openai_model_by_hand() -> None:
