@@ -125,6 +125,7 @@ def doctor(url: str, *extra: str) -> Any:
                               env={"COLUMNS": "200"})
 
 
+@pytest.mark.slow  # measures the largest request of every suite (~35 s)
 def test_a_good_endpoint_passes_every_check(serve: Callable[..., Endpoint]) -> None:
     endpoint = serve(good_model)
     result = doctor(endpoint.url)
@@ -174,12 +175,11 @@ def test_arguments_off_the_schema_fail(serve: Callable[..., Endpoint]) -> None:
 
 
 def test_a_small_context_window_names_the_suites_it_cannot_hold(serve: Callable[..., Endpoint]) -> None:
-    _, livemcp101 = largest_first_request("livemcp101")
-    _, mcpagentbench = largest_first_request("mcpagentbench")
-    assert mcpagentbench + 4096 < 16_384 < livemcp101  # what the window below tells apart
+    livemcp101, mcpagentbench = largest_first_request("livemcp101"), largest_first_request("mcpagentbench")
+    assert mcpagentbench.tokens + 4096 < 16_384 < livemcp101.tokens  # what the window below tells apart
     result = doctor(serve(good_model, window=16_384).url, "--suite", "livemcp101", "--suite", "mcpagentbench")
     assert result.exit_code == 4, result.output
-    assert f"context: livemcp101: livemcp101: ~{livemcp101:,} tokens" in result.output
+    assert f"context: livemcp101: livemcp101: ~{livemcp101.tokens:,} tokens ({livemcp101.task_id}" in result.output
     assert "--max-model-len" in result.output
     lines = [line for line in result.output.splitlines() if line.startswith("context: ")]
     assert len(lines) == 1 and "livemcp101" in lines[0]

@@ -134,11 +134,23 @@ def check_parallel(resp: Any) -> Check:
 # --- the context window -------------------------------------------------------------------------------------------
 
 
+MEASURE_BUDGET_S = 15.0  # per suite: every task where opening its environment is quick, the most tools first
+
+
+@dataclass(frozen=True)
+class LargestRequest:
+    task_id: str
+    tokens: int
+    measured: int  # tasks measured
+    tasks: int  # tasks in the suite
+
+
 @cache
-def largest_first_request(suite: str, top: int = 3) -> tuple[str, int]:
-    """(task id, estimated tokens) of the largest first request of ``suite`` at its defaults: the system and
-    user prompts and the tool definitions a model agent sends (the copilot's, where the suite's agent is the
-    copilot), estimated as runs estimate them. The ``top`` tasks with the most tools are measured."""
+def largest_first_request(suite: str, budget_s: float = MEASURE_BUDGET_S) -> LargestRequest:
+    """The largest first request of ``suite`` at its defaults, in estimated tokens: the system and user
+    prompts and the tool definitions a model agent sends (the copilot's, where the suite's agent is the
+    copilot), estimated as runs estimate them. Tasks are measured most tools first until ``budget_s`` is
+    spent (at least one): every task of a suite whose environments open quickly."""
     from mcp_persona.agents import CopilotAgent, ModelAgent
     from mcp_persona.agents.tool_schema import estimate_tokens, spec_chars
     from mcp_persona.llm.base import wire_json
@@ -151,16 +163,18 @@ def largest_first_request(suite: str, top: int = 3) -> tuple[str, int]:
     pools.sort(key=lambda pt: -protocol.tool_count(pt[0]))
     agent = (CopilotAgent if protocol.route_library is not None else ModelAgent)(_NoClient())
 
-    async def measure() -> tuple[str, int]:
-        best = ("", 0)
-        for spec, task in pools[:top]:
+    async def measure() -> LargestRequest:
+        best, measured, start = ("", 0), 0, time.perf_counter()
+        for spec, task in pools:
+            if measured and time.perf_counter() - start > budget_s:
+                break
             async with protocol.environment(task, "selected", spec) as env:
                 tools = agent.tool_specs(env)
                 messages = [{"role": "system", "content": agent.system_prompt(task, env)},
                             {"role": "user", "content": protocol.user_prompt(task)}]
                 tokens = estimate_tokens(len(wire_json(messages)) + spec_chars(tools))
-            best = max(best, (task.id, tokens), key=lambda b: b[1])
-        return best
+            best, measured = max(best, (task.id, tokens), key=lambda b: b[1]), measured + 1
+        return LargestRequest(best[0], best[1], measured, len(pools))
 
     return anyio.run(measure)
 
@@ -214,13 +228,15 @@ async def probe_window(client: Any, tokens: int) -> Check:
                                            "may cut a long prompt silently: set OLLAMA_CONTEXT_LENGTH)")
 
 
-def window_checks(client: Any, largest: dict[str, tuple[str, int]], window: int | None, source: str) -> list[Check]:
+def window_checks(client: Any, largest: dict[str, LargestRequest], window: int | None, source: str) -> list[Check]:
     """One check per suite: its largest first request and the answer's tokens within ``window``."""
     answer = client.settings.answer_tokens
     checks = []
-    for suite, (task_id, prompt) in largest.items():
+    for suite, big in largest.items():
+        prompt = big.tokens
         need = prompt + answer
-        detail = f"{suite}: ~{prompt:,} tokens ({task_id}) + {answer:,} for the answer"
+        of = f"all {big.tasks} tasks" if big.measured == big.tasks else f"{big.measured} of {big.tasks} tasks"
+        detail = f"{suite}: ~{prompt:,} tokens ({big.task_id}, the largest of {of}) + {answer:,} for the answer"
         if window is None:
             checks.append(Check(f"context: {suite}", "warn", f"{detail}; the window is not reported", required=False))
         elif need <= window:
@@ -266,7 +282,7 @@ async def diagnose(client: Any, suites: Sequence[str], api_key: str | None) -> l
         largest = {s: await anyio.to_thread.run_sync(largest_first_request, s) for s in suites}
         window, source = await anyio.to_thread.run_sync(reported_window, client, api_key)
         if window is None:
-            need = max(tokens for _, tokens in largest.values()) + client.settings.answer_tokens
+            need = max(big.tokens for big in largest.values()) + client.settings.answer_tokens
             probe = await probe_window(client, need)
             checks.append(probe)
             if probe.status == "pass":
