@@ -147,6 +147,11 @@ def test_a_known_providers_endpoint_prices_at_its_rates() -> None:
     usage = UsageDetail(prompt_tokens=1_000_000, completion_tokens=1_000_000)
     assert cost_usd("openai:deepseek-chat", usage) is None  # not OpenAI's model
     assert cost_usd("openai:deepseek-chat", usage, base_url="https://api.deepseek.com/v1") is not None
+    for model, url in (("openai:anthropic/claude-sonnet-4.5", "https://openrouter.ai/api/v1"),
+                       ("openai:gemini-2.5-flash", "https://generativelanguage.googleapis.com/v1beta/openai/"),
+                       ("openai:llama-3.3-70b-versatile", "https://api.groq.com/openai/v1")):
+        assert cost_usd(model, usage, base_url=url) is not None, model
+        assert unpriced_reason(model, base_url=url) is None
     assert cost_usd("openai:Qwen/Qwen2.5-7B-Instruct", usage, base_url="http://127.0.0.1:8000/v1") is None
     # a gateway at another address forwarding to the spec's provider is priced as that provider
     assert cost_usd("openai:gpt-4o", usage, base_url="http://127.0.0.1:4000/v1") == pytest.approx(12.5)
