@@ -227,3 +227,10 @@ def test_tool_calls_in_text_are_recognised() -> None:
     assert tool_calls_as_text('```json\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n```')
     assert tool_calls_as_text('[TOOL_CALLS] [{"name": "get_weather"}]')
     assert not tool_calls_as_text("It is sunny in Paris.") and not tool_calls_as_text(None)
+
+
+def test_what_doctor_cannot_check_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["doctor", "--model", "local"])
+    assert result.exit_code == 2 and "no endpoint to check" in result.output
+    result = doctor(f"http://127.0.0.1:{closed_port()}/v1", "--suite", "nope")
+    assert result.exit_code == 2 and "'nope' is not a bundled suite" in result.output
