@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import anyio
 
+from mcp_persona import scratch
 from mcp_persona.agents import Agent
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
@@ -260,9 +261,12 @@ async def run_suite(
                 stopped.append(why)
                 tg.cancel_scope.cancel()
 
-    async with anyio.create_task_group() as tg:
-        for task, epoch in todo:
-            tg.start_soon(one, task, epoch)
+    # episodes' temporary folders under the run folder (local episodes; a Ray worker's are its machine's): what a
+    # killed harness left there is swept now
+    with scratch.under(store.path.parent / scratch.SCRATCH):
+        async with anyio.create_task_group() as tg:
+            for task, epoch in todo:
+                tg.start_soon(one, task, epoch)
     if stopped:
         raise RunStopped(stopped[0])
     return len(todo)
