@@ -48,6 +48,8 @@ class RunConfig:
     protocol_options: dict[str, Any] = field(default_factory=dict)
     model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
     flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
+    # where the agent's (and judge's) prices come from: the price database and its version, or "override"
+    pricing: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
