@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import anyio
 
+from mcp_persona import scratch
 from mcp_persona.agents import Agent
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
@@ -47,6 +48,8 @@ class RunConfig:
     protocol_options: dict[str, Any] = field(default_factory=dict)
     model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
     flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
+    # where the agent's (and judge's) prices come from: the price database and its version, or "override"
+    pricing: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -264,9 +267,12 @@ async def run_suite(
                 tg.cancel_scope.cancel()
 
     unwritable: list[RunStoreError] = []
-    async with anyio.create_task_group() as tg:
-        for task, epoch in todo:
-            tg.start_soon(one, task, epoch)
+    # episodes' temporary folders under the run folder (local episodes; a Ray worker's are its machine's): what a
+    # killed harness left there is swept now
+    with scratch.under(store.path.parent / scratch.SCRATCH):
+        async with anyio.create_task_group() as tg:
+            for task, epoch in todo:
+                tg.start_soon(one, task, epoch)
     if unwritable:
         raise unwritable[0]
     if stopped:

@@ -47,7 +47,7 @@ class ModelCallEvent(BaseModel):
     cached_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
-    cost_usd: float | None = None  # from the pricing table; None when the model's price is unknown
+    cost_usd: float | None = None  # from the price database or the run's prices; None: unknown
 
 
 class ToolCallEvent(BaseModel):

@@ -36,8 +36,11 @@ def compare(
         head = Table(title=f"A = {a.label} ({a.path})  →  B = {b.label} ({b.path})")
         for col in ("metric", "A", "B", "Δ"):
             head.add_column(col, justify="left" if col == "metric" else "right")
+        scores = {k for _, k, _ in a.columns} if a.protocol.name == b.protocol.name else set()
         for key, v in cmp.metric_deltas().items():
-            if key in ("acc", "sr_0_8", "exec_acc", "tool_error_rate"):
+            if v["a"] is None and v["b"] is None:  # a score the runs' protocol does not have
+                continue
+            if key in ("acc", "sr_0_8", "exec_acc", "tool_error_rate") or key in scores:
                 d = v["delta"]
                 head.add_row(key, pct(v["a"]), pct(v["b"]), DASH if d is None else f"{100 * d:+.1f}")
         console.print(head)

@@ -74,6 +74,10 @@ class Comparison:
                     "avg_output_tokens", "cost_usd"):
             va, vb = sa.get(key), sb.get(key)
             out[key] = {"a": va, "b": vb, "delta": None if va is None or vb is None else vb - va}
+        for key in sa["scores"] if self.a.protocol.name == self.b.protocol.name else ():  # the protocol's own scores
+            if key not in out:
+                va, vb = sa["scores"].get(key), sb["scores"].get(key)
+                out[key] = {"a": va, "b": vb, "delta": None if va is None or vb is None else vb - va}
         return out
 
     def to_dict(self) -> dict[str, Any]:
