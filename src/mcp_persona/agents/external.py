@@ -75,7 +75,7 @@ class ExternalAgent:
         try:
             async with serve_pool(server, token) as url:
                 try:
-                    answer = await self._play(task, env, folder, url, token)
+                    answer = await self._play(task, env, trajectory, folder, url, token)
                 finally:
                     trajectory.events.extend(server.events)  # kept however the command ended
         finally:
@@ -83,11 +83,14 @@ class ExternalAgent:
         trajectory.final_answer = answer
         trajectory.stop_reason = "answered"
 
-    async def _play(self, task: Task, env: Environment, folder: Path, url: str, token: str) -> str:
+    async def _play(self, task: Task, env: Environment, trajectory: Trajectory, folder: Path, url: str,
+                    token: str) -> str:
+        trajectory.system_prompt = env.protocol.system_prompt(task, env, None)
+        trajectory.user_prompt = env.protocol.user_prompt(task)
         files = {
             "MCP_PERSONA_MCP_CONFIG": ("mcp.json", json.dumps(mcp_config(url, token), indent=2)),
-            "MCP_PERSONA_INSTRUCTION_FILE": ("instruction.txt", env.protocol.user_prompt(task)),
-            "MCP_PERSONA_SYSTEM_PROMPT_FILE": ("system_prompt.txt", env.protocol.system_prompt(task, env, None)),
+            "MCP_PERSONA_INSTRUCTION_FILE": ("instruction.txt", trajectory.user_prompt),
+            "MCP_PERSONA_SYSTEM_PROMPT_FILE": ("system_prompt.txt", trajectory.system_prompt),
         }
         environ = dict(os.environ)
         for var, (name, text) in files.items():
