@@ -9,6 +9,7 @@ chain's n-th round of calls as ``tool_calls``, and the request after the last ro
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -16,23 +17,29 @@ from typing import Any
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.environment import SEP
 from mcp_persona.protocols.base import Protocol
-from mcp_persona.runner import run_episode
+from mcp_persona.protocols.livemcpbench.environment import WORKDIR
 from mcp_persona.tasks import Task
+from mcp_persona.trajectory import Trajectory
 
 NO_TOOL_ANSWER = "I cannot do that."
 
 
 async def gold_script(task: Task, protocol: Protocol, settings: dict[str, Any]) -> list[Any]:
     """The replies that walk ``task``'s gold chain: each round's calls (exposed name, JSON arguments) as the
-    reference agent made them, then its answer."""
-    record = await run_episode(task, ReferenceAgent(), protocol=protocol, settings=settings)
-    assert record.status == "ok", record.error
-    bare = protocol.pool(task, protocol.settings(settings), "selected").bare_names
+    reference agent made them, then its answer. A working folder in the arguments (LiveMCPBench's files) is
+    left as the placeholder, filled with the folder the episode's system prompt names."""
+    spec = protocol.pool(task, protocol.settings(settings), "selected")
+    trajectory = Trajectory(task_id=task.id, agent="reference")
+    async with protocol.environment(task, "selected", spec) as env:
+        await ReferenceAgent().run(task, env, trajectory)
+        workdir = str(getattr(env, "workdir", "")) or None
     rounds: dict[int, list[tuple[str, str]]] = {}
-    for call in record.trajectory.tool_calls:
-        name = call.tool if bare else f"{call.server}{SEP}{call.tool}"
-        rounds.setdefault(call.round, []).append((name, json.dumps(call.arguments)))
-    return [*rounds.values(), record.trajectory.final_answer]
+    for call in trajectory.tool_calls:
+        assert not call.is_error, call.result
+        name = call.tool if spec.bare_names else f"{call.server}{SEP}{call.tool}"
+        args = json.dumps(call.arguments)
+        rounds.setdefault(call.round, []).append((name, args.replace(workdir, WORKDIR) if workdir else args))
+    return [*rounds.values(), trajectory.final_answer]
 
 
 class GoldEndpoint:
@@ -40,6 +47,7 @@ class GoldEndpoint:
         self.mode = "gold"
         self.scripts: dict[str, list[Any]] = {}  # user message -> replies
         self.requests = 0
+        self.last: dict[str, list[dict[str, Any]]] = {}  # user message -> the messages of its latest request
         endpoint = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -69,14 +77,18 @@ class GoldEndpoint:
         self.requests += 1
         messages = request.get("messages") or []
         message: dict[str, Any] = {"role": "assistant", "content": NO_TOOL_ANSWER}
+        user = next((text(m.get("content")) for m in messages if m.get("role") == "user"), "")
+        self.last[user] = messages
         if self.mode == "gold":
-            user = next((text(m.get("content")) for m in messages if m.get("role") == "user"), "")
             script = self.scripts.get(user) or ["no script for this task"]
             turn = sum(1 for m in messages if m.get("role") == "assistant")
             step = script[min(turn, len(script) - 1)]
+            system = next((text(m.get("content")) for m in messages if m.get("role") in ("system", "developer")), "")
+            folder = re.search(r"Your working folder is (.+?);", system)
             if isinstance(step, list):
                 message = {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": f"call_{turn}_{i}", "type": "function", "function": {"name": name, "arguments": args}}
+                    {"id": f"call_{turn}_{i}", "type": "function", "function": {
+                        "name": name, "arguments": args.replace(WORKDIR, folder.group(1)) if folder else args}}
                     for i, (name, args) in enumerate(step)]}
             else:
                 message["content"] = step

@@ -89,7 +89,7 @@ def test_the_agents_sdk_example_scores_full_with_the_gold_endpoint(
         rounds = [c["round"] for c in calls]
         assert rounds == sorted(rounds) and rounds[0] == 0  # in the order they ran
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["config"]["agent"] == "external"
+    assert summary["agent"] == "external"
     # the calls are the trajectory the HTML report shows
     html = tmp_path / "report.html"
     assert CliRunner().invoke(app, ["report", str(run_dir), "--html", str(html)]).exit_code == 0
