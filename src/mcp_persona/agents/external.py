@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,9 @@ def mcp_config(url: str, token: str) -> dict[str, Any]:
 class ExternalAgent:
     name = "external"
 
-    def __init__(self, command: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rounds: int = 20,
-                 model: str | None = None) -> None:
+    model = None  # the command's model is its own business: the harness never sees its model calls
+
+    def __init__(self, command: str, *, timeout_s: float = DEFAULT_TIMEOUT_S, max_rounds: int = 20) -> None:
         if not command.strip():
             raise ValueError("--agent external needs --agent-cmd, the command that runs the agent")
         if timeout_s <= 0:
@@ -66,7 +68,6 @@ class ExternalAgent:
         self.command = command
         self.timeout_s = timeout_s
         self.max_rounds = max_rounds
-        self.model = model  # what the command runs, as the user names it (reports and exports show it)
 
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
         server = PoolServer(env)
@@ -103,7 +104,7 @@ class ExternalAgent:
         stdout, stderr = folder / "stdout.txt", folder / "stderr.txt"
         with stdout.open("wb") as out, stderr.open("wb") as errs:
             # a session of its own: on timeout the whole group goes, children included
-            process = await anyio.open_process(self.command, stdin=None, stdout=out, stderr=errs,
+            process = await anyio.open_process(self.command, stdin=subprocess.DEVNULL, stdout=out, stderr=errs,
                                                env=environ, start_new_session=True)
             try:
                 with anyio.fail_after(self.timeout_s):
