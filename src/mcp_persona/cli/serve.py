@@ -6,7 +6,6 @@ as with a real account.
 
 from __future__ import annotations
 
-import hmac
 import os
 from datetime import datetime
 from enum import StrEnum
@@ -17,8 +16,7 @@ import typer
 from mcp_persona.apps import AppServer, app_names, get_app
 from mcp_persona.cli.common import err, fail
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
-
-Scope = dict[str, Any]
+from mcp_persona.pool_server import BearerAuth
 
 
 class Transport(StrEnum):
@@ -64,25 +62,6 @@ def build_server(name: str, context_id: str | None, clock: TaskClock) -> AppServ
     app = get_app(name)
     cid = context_id or app.context_ids()[0]
     return app.server(app.env(cid, clock=clock))
-
-
-class BearerAuth:
-    """ASGI middleware: HTTP requests need ``Authorization: Bearer <token>``; lifespan passes through."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": b'{"error":"missing or invalid bearer token"}'})
-                return
-        await self.app(scope, receive, send)
 
 
 def serve_http(server: AppServer, *, host: str, port: int, token: str | None) -> None:
