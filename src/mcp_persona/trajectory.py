@@ -82,6 +82,9 @@ class Trajectory(BaseModel):
     # What the tool definitions add to every model request of the episode (compact JSON; tokens estimated).
     tool_def_chars: int = 0
     tool_def_tokens: int = 0
+    # What the agent was told (None: an agent told nothing, such as the gold replay, or a run stored before)
+    system_prompt: str | None = None
+    user_prompt: str | None = None
 
     @property
     def tool_calls(self) -> list[ToolCallEvent]:

@@ -38,6 +38,7 @@ class AgentKind(StrEnum):
     noop = "noop"
     model = "model"
     copilot = "copilot"
+    external = "external"
 
 
 class JudgePolicy(StrEnum):
@@ -151,6 +152,10 @@ def run(
         "--preflight/--no-preflight", help="one small request to each endpoint before the first episode")] = True,
     one_call_per_turn: Annotated[bool, typer.Option(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
+    agent_cmd: Annotated[str | None, typer.Option(
+        help="--agent external: the command that plays an episode over MCP (see 'Evaluate your agent')")] = None,
+    agent_timeout: Annotated[float, typer.Option(
+        min=1.0, help="--agent external: seconds the command may take per episode")] = 600.0,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     flags = dict(locals())  # the parameters alone: nothing else is bound yet
@@ -191,6 +196,9 @@ def run(
         raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
+    if (agent is AgentKind.external) != (agent_cmd is not None):
+        raise fail("--agent external needs --agent-cmd" if agent is AgentKind.external
+                   else "--agent-cmd is the command of --agent external")
     tasks = load_suite(suite, only)
     try:
         protocol = get_protocol(suite_info(suite).protocol)
@@ -237,7 +245,7 @@ def run(
                          request_timeout=request_timeout, max_attempts=max_attempts,
                          price=price.to_dict() if price else None,
                          embeddings=json.dumps({"base_url": embeddings_url, "model": embeddings_model})
-                         if embeddings_url else "")
+                         if embeddings_url else "", agent_cmd=agent_cmd or "", agent_timeout=agent_timeout)
     try:
         runner_agent = recipe.build()
     except (ValueError, ModelError) as exc:

@@ -7,7 +7,6 @@ as with a real account.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import ipaddress
 import os
 import resource
@@ -23,8 +22,7 @@ import typer
 from mcp_persona.apps import AppServer, app_names, get_app
 from mcp_persona.cli.common import err, fail
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
-
-Scope = dict[str, Any]
+from mcp_persona.pool_server import BearerAuth
 
 
 class Transport(StrEnum):
@@ -156,25 +154,6 @@ def listen(host: str, port: int, backlog: int) -> socket.socket:
         return socket.create_server(address, family=family, backlog=backlog)
     except OSError as exc:  # socket.gaierror is one
         raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-
-
-class BearerAuth:
-    """ASGI middleware: HTTP requests need ``Authorization: Bearer <token>``; lifespan passes through."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/json"),
-                                        (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": b'{"error":"missing or invalid bearer token"}'})
-                return
-        await self.app(scope, receive, send)
 
 
 class ConnectionLimits:
