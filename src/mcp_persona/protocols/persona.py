@@ -287,30 +287,38 @@ def archetypes_of(task: Task, record: EpisodeRecord) -> list[str]:
       server (the paper's user id never resolved from the phone number);
     * ``over_long_context``: the tool output it read passed ``LONG_CONTEXT_CHARS``.
     An episode may show several; one that shows none is ``unclassified``."""
-    from mcp_persona.apps import get_app
-
     calls = [c for c in record.trajectory.tool_calls if c.server is not None]
     made = {(c.server, c.tool) for c in calls}
     found: list[str] = []
     gold_servers = {c.server for c in task.gold_calls}
-    gold_writers = {c.server for c in task.gold_calls if get_app(c.server).mutates(c.tool)}
-    wrote = {c.server for c in calls if get_app(c.server).mutates(c.tool) and not c.is_error}
+    gold_writers = {c.server for c in task.gold_calls if _writes(c.server, c.tool)}
+    wrote = {c.server for c in calls if _writes(c.server, c.tool) and not c.is_error}
     if gold_servers - {c.server for c in calls} or wrote - gold_writers:
         found.append("under_exploration")
     reads_before: set[tuple[str, str]] = set()
     for step in task.gold:
         for call in step.calls:
-            if get_app(call.server).mutates(call.tool) and (call.server, call.tool) in made and any(
+            if _writes(call.server, call.tool) and (call.server, call.tool) in made and any(
                     (s, t) not in made for s, t in reads_before if s == call.server):
                 found.append("skipped_dependent_step")
                 break
         else:
-            reads_before |= {(c.server, c.tool) for c in step.calls if not get_app(c.server).mutates(c.tool)}
+            reads_before |= {(c.server, c.tool) for c in step.calls if not _writes(c.server, c.tool)}
             continue
         break
     if sum(len(c.result) for c in record.trajectory.tool_calls) > LONG_CONTEXT_CHARS:
         found.append("over_long_context")
     return found or ["unclassified"]
+
+
+def _writes(server: str, tool: str) -> bool:
+    """Whether the tool changes its server's state (a server or tool this platform does not know: no)."""
+    from mcp_persona.apps import get_app
+
+    try:
+        return get_app(server).mutates(tool)
+    except KeyError:
+        return False
 
 
 def failure_archetypes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
