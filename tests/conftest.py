@@ -22,3 +22,16 @@ def start_states_stay_unwritten() -> Iterator[None]:
                if name.startswith("mcp_persona.apps.") and isinstance(getattr(module, "APP", None), App)
                for context in module.APP.written_start_states()]
     assert not written, f"shared start states were written to: {', '.join(written)}"
+
+
+@pytest.fixture
+def server() -> Iterator[object]:
+    """A scripted model endpoint on loopback (``test_llm_faults.FaultServer``), for the tests that talk to one."""
+    from test_llm_faults import FaultServer
+
+    fault = FaultServer()
+    fault.thread.start()
+    try:
+        yield fault
+    finally:
+        fault.close()

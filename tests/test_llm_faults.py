@@ -15,7 +15,6 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -175,16 +174,6 @@ class FaultServer:
         self.stop.set()
         self.httpd.shutdown()
         self.httpd.server_close()
-
-
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    fault = FaultServer()
-    fault.thread.start()
-    try:
-        yield fault
-    finally:
-        fault.close()
 
 
 class FakeSleep:

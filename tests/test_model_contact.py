@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,16 +36,6 @@ from mcp_persona.store import RunStore
 from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import RequestedCall
 from test_llm_faults import OK, FaultServer, completion, status, tool_call
-
-
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    fault = FaultServer()
-    fault.thread.start()
-    try:
-        yield fault
-    finally:
-        fault.close()
 
 
 @pytest.fixture(autouse=True)

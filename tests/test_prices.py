@@ -4,7 +4,6 @@ unknown cost is unknown. The endpoint is a loopback server answering as OpenAI's
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +13,6 @@ from typer.testing import CliRunner
 from mcp_persona.cli import app as cli
 from mcp_persona.llm import pricing_version
 from test_llm_faults import OK, FaultServer
-
-
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    fault = FaultServer()
-    fault.thread.start()
-    try:
-        yield fault
-    finally:
-        fault.close()
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,16 +34,6 @@ agent = "noop"
 [grid]
 max_rounds = [5, 30]
 """
-
-
-@pytest.fixture
-def server() -> Iterator[FaultServer]:
-    fault = FaultServer()
-    fault.thread.start()
-    try:
-        yield fault
-    finally:
-        fault.close()
 
 
 def write(tmp_path: Path, text: str, name: str = "sweep.toml") -> Path:

@@ -62,12 +62,18 @@ def read_only(paths: Iterable[str | Path], made: set[str] | None = None) -> list
     for raw in sorted({os.path.realpath(p) for p in paths}):
         if raw == "/usr" or raw.startswith("/usr/") or raw in made:
             continue
-        for parent in list(reversed(Path(raw).parents))[1:]:
-            if str(parent) not in made:
-                made.add(str(parent))
-                args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--ro-bind", raw, raw]
-        made.add(raw)
+        args += [*_parents(raw, made), "--ro-bind", raw, raw]
+    return args
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """Make ``path``'s missing parent folders crossable (mode 0755); note them and ``path`` in ``made``."""
+    args: list[str] = []
+    for parent in list(reversed(Path(path).parents))[1:]:
+        if str(parent) not in made:
+            made.add(str(parent))
+            args += ["--perms", "0755", "--dir", str(parent)]
+    made.add(path)
     return args
 
 
@@ -76,12 +82,7 @@ def writable(paths: Iterable[str | Path], made: set[str] | None = None) -> list[
     made = made if made is not None else {"/", "/usr"}
     args: list[str] = []
     for raw in [os.path.realpath(p) for p in paths]:
-        for parent in list(reversed(Path(raw).parents))[1:]:
-            if str(parent) not in made:
-                made.add(str(parent))
-                args += ["--perms", "0755", "--dir", str(parent)]
-        args += ["--bind", raw, raw]
-        made.add(raw)
+        args += [*_parents(raw, made), "--bind", raw, raw]
     return args
 
 

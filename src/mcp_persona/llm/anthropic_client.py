@@ -77,11 +77,8 @@ class AnthropicChatClient:
         self._anthropic = anthropic
         self.model = model
         self.base_url = base_url
-        settings = settings or ModelSettings()
-        if temperature is not None or max_tokens is not None:
-            settings = dataclasses.replace(settings, **{k: v for k, v in (("temperature", temperature),
-                                                                          ("max_tokens", max_tokens)) if v is not None})
-        self.settings = settings.check(self.provider)
+        self.settings = ModelSettings.merged(settings, temperature=temperature, max_tokens=max_tokens).check(
+            self.provider)
         self.limits = limits or limits_for(self.provider, base_url)
         self._checked_tools = ToolsCheck(self.limits)
         self.max_concurrency = max_concurrency

@@ -68,11 +68,8 @@ class OpenAIChatClient:
         self._openai = openai
         self.model = model
         self.base_url = base_url
-        settings = settings or ModelSettings()
-        if temperature is not None or max_tokens is not None:
-            settings = dataclasses.replace(settings, **{k: v for k, v in (("temperature", temperature),
-                                                                          ("max_tokens", max_tokens)) if v is not None})
-        self.settings = settings.check(self.provider)
+        self.settings = ModelSettings.merged(settings, temperature=temperature, max_tokens=max_tokens).check(
+            self.provider)
         self.limits = limits or limits_for(self.provider, base_url)
         self.max_concurrency = max_concurrency
         self.scope = scope  # whose requests share the endpoint's limit ("agent", "judge")

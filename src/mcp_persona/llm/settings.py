@@ -18,7 +18,7 @@ How each reaches a request body:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 DEFAULT_MAX_TOKENS = 4096
@@ -35,6 +35,12 @@ class ModelSettings:
     seed: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = None
+
+    @classmethod
+    def merged(cls, settings: ModelSettings | None, **shortcuts: Any) -> ModelSettings:
+        """``settings`` (or none) with the shortcut fields that are given (a client's ``temperature=`` ...)."""
+        given = {k: v for k, v in shortcuts.items() if v is not None}
+        return replace(settings or cls(), **given)
 
     def check(self, provider: str) -> ModelSettings:
         """These settings for ``provider`` (openai, anthropic, local); ValueError naming the flag to fix."""
