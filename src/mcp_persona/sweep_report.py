@@ -13,11 +13,8 @@ from mcp_persona.report.load import Run
 
 
 def _interval(run: Run, key: str) -> tuple[float, float] | None:
-    """The summary's 95 % interval of metric ``key``, if it has one (``<key>_ci`` or ``ci[key]``: [low, high])."""
-    metrics = run.metrics
-    found = metrics.get(f"{key}_ci") or (metrics.get("ci") or {}).get(key) or (run.summary.get("ci") or {}).get(key)
-    if isinstance(found, dict):
-        found = [found.get("low"), found.get("high")]
+    """The summary's 95 % interval of metric ``key`` (``uncertainty.intervals``: [low, high]), if it has one."""
+    found = ((run.summary.get("uncertainty") or {}).get("intervals") or {}).get(key)
     if isinstance(found, list | tuple) and len(found) == 2 and all(isinstance(v, int | float) for v in found):
         return float(found[0]), float(found[1])
     return None
