@@ -36,7 +36,7 @@ def compare(
     if cmp.settings:
         err.print(f"[yellow]warning:[/yellow] the runs differ in settings that change the score: "
                   f"{escape('; '.join(cmp.settings))}", soft_wrap=True)
-    label, key = cmp.primary
+    label = cmp.primary[0]
     diff = cmp.difference()
     flips = cmp.flips()
     if as_json:
