@@ -119,3 +119,14 @@ def test_runs_with_different_settings_are_flagged(runs: dict[tuple[str, str], Pa
     assert err.strip() == ("warning: the runs differ in settings that change the score: max_rounds: 20 vs 7; "
                            "candidates: 20 vs 10")
     assert "TFS: 2 regressions" in out
+
+
+def test_an_unfinished_run_is_scored_from_its_store(runs: dict[tuple[str, str], Path], tmp_path: Path) -> None:
+    unfinished = tmp_path / "unfinished"
+    shutil.copytree(runs["mcpagentbench", "noop"], unfinished)
+    (unfinished / "summary.json").unlink()
+    code, out, _ = invoke("compare", str(runs["mcpagentbench", "reference"]), str(unfinished), "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["metrics"]["tfs"] == {"a": 1.0, "b": 0.0, "delta": -1.0}
+    assert data["counts"]["regression"] == 2
