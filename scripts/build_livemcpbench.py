@@ -405,21 +405,24 @@ def travel() -> list[dict[str, Any]]:
              f"Calculate the cost of {nights} nights: {num(total)}"],
             checks=[gt("the nightly price", num(r["value"])),
                     computed("the stay's total", num(total), f"{r['value']}*{nights}")]))
-    for i, (a, b) in enumerate([("G1", "G7"), ("D301", "G1"), ("G81", "G101"), ("G7", "G101"), ("D301", "G81"),
+    for i, (a, b) in enumerate([("G1", "G7"), ("D301", "G1"), ("G13", "G101"), ("G7", "G101"), ("D301", "G13"),
                                 ("G1", "G101")]):
         va, vb = rec("12306-mcp", a)["value"], rec("12306-mcp", b)["value"]
         cheap = a if va <= vb else b
         expr = f"{max(va, vb)}-{min(va, vb)}"
+        # what a model does: the cities' station codes, then the day's trains between them (with fares)
         out.append(task(
             f"travel_train_fare_{i + 1}", "travel",
-            f"For a trip on 2026-05-08, which train has the lower fare, {a} or {b}? Give both fares and the "
-            f"saving.",
-            [[call("12306-mcp", "get-train-route-stations", trainNo=t, fromStationTelecode="VNP",
-                   toStationTelecode="AOH", departDate="2026-05-08") for t in (a, b)],
+            f"For a train trip from Beijing to Shanghai on 2026-05-08, which train has the lower second-class "
+            f"fare, {a} or {b}? Give both fares and the saving.",
+            [[call("12306-mcp", "get-station-code-of-citys", citys="Beijing|Shanghai")],
+             [call("12306-mcp", "get-tickets", date="2026-05-08",
+                   fromStation={"$ref": "0.0:Beijing.station_code"}, toStation={"$ref": "0.0:Shanghai.station_code"})],
              [call("calculator", "calculate", expression=expr)]],
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper by {num(abs(va - vb))}.",
-            [f"Look up the route and fare of train {a}: {num(va)}", f"Look up the route and fare of train {b}: "
-             f"{num(vb)}", f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
+            ["Look up the station codes of Beijing and Shanghai",
+             f"Find the trains from Beijing to Shanghai on 2026-05-08 and their fares: {a} {num(va)}, {b} {num(vb)}",
+             f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
             checks=[gt("both fares", num(va), num(vb)), computed("the saving", num(abs(va - vb)), expr)]))
     return out
 

@@ -80,7 +80,7 @@ THEMES: dict[str, tuple[str, list[str]]] = {
     "airbnb": ("listing", ["Loft near Central Park", "Hutong courtyard Beijing", "Seaside flat Barcelona",
                            "Tokyo capsule studio", "Paris Montmartre apartment"]),
     "12306-mcp": ("train", ["G1 Beijing South-Shanghai Hongqiao", "G7 Beijing South-Shanghai Hongqiao",
-                            "D301 Beijing-Shanghai", "G81 Beijing West-Guangzhou South",
+                            "D301 Beijing-Shanghai", "G13 Beijing South-Shanghai Hongqiao",
                             "G101 Beijing South-Shanghai"]),
     "weather": ("forecast", ["Beijing", "Shanghai", "New York", "London", "Tokyo", "Paris"]),
     "arxiv-mcp-server": ("paper", ["2401.00001 Attention sinks", "2402.01234 Tool-using agents",
@@ -100,6 +100,42 @@ THEMES: dict[str, tuple[str, list[str]]] = {
     "basic-memory": ("note", ["meeting notes", "reading list", "project ideas", "travel checklist"]),
     "music-analysis": ("track", ["bach-prelude.wav", "jazz-loop.mp3", "pop-chorus.wav"]),
 }
+# 12306: the stations (telecode, Chinese and English name, city) and each train's stops (telecode, the
+# departure time, the day it is reached counting from the departure day, km from the origin). A train's
+# record value is its second-class fare over the whole route; a part of the route costs its share by km.
+# A city's first station is its main one (what get-station-code-of-citys answers).
+RAIL_STATIONS = [
+    ("BJP", "北京", "Beijing", "北京", "Beijing"), ("VNP", "北京南", "Beijing South", "北京", "Beijing"),
+    ("BXP", "北京西", "Beijing West", "北京", "Beijing"), ("TJP", "天津", "Tianjin", "天津", "Tianjin"),
+    ("TIP", "天津南", "Tianjin South", "天津", "Tianjin"), ("JGK", "济南西", "Jinan West", "济南", "Jinan"),
+    ("UUH", "徐州东", "Xuzhou East", "徐州", "Xuzhou"), ("NJH", "南京", "Nanjing", "南京", "Nanjing"),
+    ("NKH", "南京南", "Nanjing South", "南京", "Nanjing"), ("SHH", "上海", "Shanghai", "上海", "Shanghai"),
+    ("AOH", "上海虹桥", "Shanghai Hongqiao", "上海", "Shanghai"),
+    ("IZQ", "广州南", "Guangzhou South", "广州", "Guangzhou"),
+]
+RAIL_STOPS = {
+    "G1": [("VNP", "07:00", 0, 0), ("JGK", "08:22", 0, 406), ("NKH", "10:00", 0, 1023), ("AOH", "11:29", 0, 1318)],
+    "G7": [("VNP", "09:00", 0, 0), ("TIP", "09:31", 0, 122), ("JGK", "10:33", 0, 406), ("NKH", "12:11", 0, 1023),
+           ("AOH", "13:18", 0, 1318)],
+    "D301": [("BJP", "19:26", 0, 0), ("TJP", "20:21", 0, 137), ("NJH", "04:58", 1, 1157),
+             ("SHH", "07:50", 1, 1463)],
+    "G13": [("VNP", "11:00", 0, 0), ("JGK", "12:25", 0, 406), ("UUH", "13:31", 0, 692), ("NKH", "14:44", 0, 1023),
+            ("AOH", "15:58", 0, 1318)],
+    "G101": [("VNP", "06:20", 0, 0), ("TIP", "06:52", 0, 122), ("JGK", "07:56", 0, 406), ("NKH", "10:10", 0, 1023),
+             ("SHH", "11:40", 0, 1307)],
+}
+RAIL_FUXING = {"G1", "G7", "G13"}  # trains run with Fuxing sets (trainFilterFlags F)
+
+
+def rail(records: list[dict]) -> dict[str, object]:
+    for r in records:
+        r["stops"] = [{"station": code, "time": t, "day": day, "km": km}
+                      for code, t, day, km in RAIL_STOPS[r["symbol"]]]
+        r["fuxing"] = r["symbol"] in RAIL_FUXING
+    return {"stations": [{"code": c, "name": zh, "name_en": en, "city": city, "city_en": city_en}
+                         for c, zh, en, city, city_en in RAIL_STATIONS]}
+
+
 WORDS = ["review", "guide", "update", "analysis", "report", "summary", "overview", "history", "latest", "popular"]
 
 
@@ -150,6 +186,8 @@ def main() -> None:
                 record["facets"] = {prop: rng.choice(values) for prop, values in sorted(facets.items())}
             records.append(record)
         out[name] = {"entity": entity, "prefix": prefix, "records": records}
+        if name == "12306-mcp":
+            out[name] |= rail(records)
     OUT.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"{len(out)} servers, {sum(len(v['records']) for v in out.values())} records -> {OUT}")
 

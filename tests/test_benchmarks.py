@@ -51,6 +51,17 @@ def test_bench_tool_call_runs_and_reports_positive_numbers(capsys: pytest.Captur
         assert float(line[len(label):].split()[0].rstrip("x")) > 0, line
 
 
+def test_bench_sandbox_breaks_a_run_down_and_times_another_version(capsys: pytest.CaptureFixture[str]) -> None:
+    bench = _load_script("bench_sandbox")
+    src = str(BENCHMARKS.parent / "src")
+    medians = bench.main(2, 2, [src])  # this very tree as the other version: the worker path runs end to end
+    assert list(medians) == ["python", "bwrap true", "bwrap python", "run_python", f"before: {src}"]
+    assert all(math.isfinite(ms) and ms > 0 for ms in medians.values()), medians
+    assert medians["run_python"] > medians["bwrap true"]  # a whole run holds the walls' start
+    out = capsys.readouterr().out
+    assert "2 runs of time.sleep(0.5) at once:" in out and f"before: {src}" in out
+
+
 def test_bench_agent_turn_runs_and_reports_every_measure(capsys: pytest.CaptureFixture[str]) -> None:
     bench = _load_script("bench_agent_turn")
     result = bench.main(["--tasks", "3", "--levels", "1,4", "--waves", "1", "--latency", "0.05"])

@@ -277,3 +277,45 @@ class ScriptedJudge:
 def test_the_judge_prompt_defines_every_mode(mode: str) -> None:
     prompt = FailureJudge(ScriptedJudge([])).messages(TASK, traj(), FAILED)[0]["content"]
     assert f"- {mode}:" in prompt
+
+
+# -- MCP-Persona's failure archetypes (its section 4.6) ------------------------------------------------------
+def test_failure_archetypes_of_the_persona_paper() -> None:
+    from mcp_persona.protocols.persona import LONG_CONTEXT_CHARS, archetypes_of
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.tasks import load_tasks
+    from mcp_persona.trajectory import ToolCallEvent, Trajectory
+
+    task = next(t for t in load_tasks("persona") if t.id == "collab_lark_002")
+    gold = [c for step in task.gold for c in step.calls]
+    reads, writes = gold[:2], gold[2:]
+
+    def record(calls: list[tuple[str, str]], result: str = "{}") -> EpisodeRecord:
+        events = [ToolCallEvent(round=i, server=s, tool=t, result=result) for i, (s, t) in enumerate(calls)]
+        return EpisodeRecord(task_id=task.id, epoch=0, category=task.category, status="ok",
+                             trajectory=Trajectory(task_id=task.id, agent="x", events=events))
+
+    every = [(c.server, c.tool) for c in gold]
+    assert archetypes_of(task, record(every)) == ["unclassified"]  # failed for another reason (its arguments)
+    assert archetypes_of(task, record([(c.server, c.tool) for c in writes])) == ["skipped_dependent_step"]
+    assert archetypes_of(task, record([])) == ["under_exploration"]  # never looked at Lark
+    assert archetypes_of(task, record([*every, ("wecom", "send_text")])) == ["under_exploration"]
+    assert archetypes_of(task, record(every, "x" * (LONG_CONTEXT_CHARS // len(every) + 1))) == ["over_long_context"]
+    assert reads and all(c.server == "lark" for c in gold)
+
+
+def test_a_persona_summary_counts_the_archetypes_of_failed_episodes() -> None:
+    import anyio
+
+    from mcp_persona.agents import NoopAgent, ReferenceAgent
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.runner import RunConfig, run_episode
+    from mcp_persona.tasks import load_tasks
+
+    tasks = load_tasks("persona")[:3]
+    protocol = get_protocol("persona")
+    records = [anyio.run(run_episode, t, NoopAgent()) for t in tasks[:2]] + [anyio.run(run_episode, tasks[2],
+                                                                                        ReferenceAgent())]
+    summary = protocol.summarize(RunConfig(suite="persona", agent="x", model=None), tasks, records)
+    assert summary["failure_archetypes"]["under_exploration"] == 2  # the two that did nothing
+    assert sum(summary["failure_archetypes"].values()) == 2  # the reference passed

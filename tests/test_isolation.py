@@ -237,3 +237,63 @@ def mentioning(marker: str) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+# -- nothing outlives a run: episode folders ---------------------------------------------------------------------
+def test_episode_folders_live_under_the_run_folder_and_leftovers_are_swept(tmp_path: Path) -> None:
+    from mcp_persona import scratch
+
+    folder = tmp_path / "run" / scratch.SCRATCH
+    dead = folder / "harness-dead"  # what a killed harness left: its lock file, held by nobody
+    (dead / "livemcptool-x").mkdir(parents=True)
+    (dead / scratch.LOCK).touch()
+    old = folder / "half-made"  # no lock file, and old
+    old.mkdir()
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    with scratch.under(folder) as mine:
+        assert sorted(p.name for p in folder.iterdir()) == [mine.name]
+        made = scratch.make_dir("livemcptool-")
+        assert made.parent == mine and made.is_dir() and made.is_absolute()
+        # a second harness on the same run folder sweeps nothing of this live one
+        with scratch.under(folder) as other:
+            assert other != mine and made.is_dir()
+        assert made.is_dir() and not other.exists()
+    assert not folder.exists()
+    elsewhere = scratch.make_dir("livemcptool-")  # outside a run: the system's temporary directory
+    try:
+        assert not elsewhere.is_relative_to(tmp_path)
+    finally:
+        elsewhere.rmdir()
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_episode_leaves_no_process_and_after_resume_no_folder(tmp_path: Path) -> None:
+    import signal
+
+    from mcp_persona.livemcptool import missing_reason
+
+    if why := missing_reason("word-document-server"):
+        pytest.skip(why)
+    run_dir = tmp_path / "run"
+    cli = [sys.executable, "-m", "mcp_persona", "run", "--suite", "livemcpbench", "--agent", "reference",
+           "--tasks", "office_docx_report_*", "--run-dir", str(run_dir)]
+    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
+    harness = subprocess.Popen(cli, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not mentioning(str(run_dir / "scratch")):  # a real server runs in an episode
+            assert time.monotonic() < deadline and harness.poll() is None, "no real server started"
+            time.sleep(0.05)
+        os.kill(harness.pid, signal.SIGKILL)
+        harness.wait(10)
+    finally:
+        harness.kill()
+        harness.wait(10)
+    deadline = time.monotonic() + 5
+    while mentioning(str(run_dir)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not mentioning(str(run_dir)), "a process outlived the killed harness"
+    assert list((run_dir / "scratch").rglob("livemcptool-*")), "the killed run left no episode folder to sweep"
+    done = subprocess.run([*cli, "--resume"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not (run_dir / "scratch").exists(), "episode folders outlived the resumed run"

@@ -485,3 +485,154 @@ def test_success_without_a_judge_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", "--suite", "persona", "--success", "both", "--judge", "openai:x",
                                       "--limit", "1", "--run-dir", str(tmp_path / "r")])
     assert result.exit_code == 2 and "not used by the persona protocol" in result.output
+
+
+class PaperEndpoint:
+    """One loopback server for the paper's setting: an embeddings endpoint (bag-of-words vectors: a text's
+    words hashed into 64 dimensions) beside a chat endpoint that plays a script, then a judge's verdicts."""
+
+    def __init__(self, script: list[dict[str, Any]]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.script, self.embedded = list(script), 0
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+                if self.path.endswith("/embeddings"):
+                    texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    outer.embedded += len(texts)
+                    answer: dict[str, Any] = {"object": "list", "model": body.get("model", "emb"),
+                                              "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                                              "data": [{"object": "embedding", "index": i, "embedding": _bag(t)}
+                                                       for i, t in enumerate(texts)]}
+                else:
+                    answer = outer.script.pop(0)
+                payload = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _bag(text: str) -> list[float]:
+    import hashlib
+    import math
+    import re
+
+    vec = [0.0] * 64
+    for word in re.findall(r"[a-z]+", text.lower()):
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % 64] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+def test_the_papers_setting_end_to_end_embeddings_route_and_the_judge_decides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The copilot routes with embeddings (not BM25) and the key-point judge alone decides success: an answer
+    the rules fail (it reports half the task) succeeds when the judge says so, as in the paper."""
+    from mcp_persona.retrieval import get_router
+
+    t = task(STAY)
+    a, b = (c.arguments["location"] for c in t.gold_calls)
+    met = json.dumps([True] * len(t.key_points))
+    script = [
+        completion("OK"),  # the agent's preflight
+        completion("OK"),  # the judge's
+        completion(None, [tool_call("route", json.dumps({"query": "airbnb listing price per night"}))]),
+        completion(None, [tool_call("execute", json.dumps({"server_name": "airbnb", "tool_name": "airbnb_search",
+                                                           "params": {"location": x}}), f"c{i}")
+                          for i, x in enumerate((a, b))]),
+        completion("The first listing is cheaper."),  # the rules want the prices: they fail this answer
+        completion(f'{{"key_points_met": {met}, "reason": "judged", "status": "success"}}'),
+    ]
+    server = PaperEndpoint(script)
+    monkeypatch.setenv("SCRIPTED_KEY", "test")
+    get_router.cache_clear()
+    try:
+        run_dir = tmp_path / "run"
+        result = CliRunner().invoke(app, [
+            "run", "--suite", "livemcpbench", "--agent", "copilot", "--model", "openai:scripted", "--base-url",
+            server.url, "--api-key-env", "SCRIPTED_KEY", "--tasks", STAY, "--embeddings-url", server.url,
+            "--embeddings-model", "bag", "--judge", "openai:judge", "--judge-base-url", server.url,
+            "--judge-api-key-env", "SCRIPTED_KEY", "--run-dir", str(run_dir)])
+        assert result.exit_code == 0, result.output
+    finally:
+        server.close()
+        get_router.cache_clear()
+    summary = json.loads((run_dir / "summary.json").read_text())
+    episode = summary["episodes"][0] if "episodes" in summary else None
+    assert server.embedded > 500  # the library (its servers twice, its 527 tools) and the query, embedded
+    assert not server.script
+    m = summary["metrics"]
+    assert m["rule_success_rate"] == 0.0 and m["judge_success_rate"] == 1.0 and m["success_rate"] == 1.0
+    assert episode is None or episode.get("success") is True
+
+
+def test_keypoints_are_extracted_strictly(endpoint: FaultServer, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCRIPTED_KEY", "test")
+    first, second = sorted(t.id for t in load_tasks("livemcpbench"))[:2]
+    endpoint.script.extend([
+        ("json", completion('{"key_points": ["find the price", "report it"]}')),
+        ("json", completion("the key points are: find it")),  # not JSON: unusable, twice
+        ("json", completion("still prose")),
+    ])
+    out = tmp_path / "kp.jsonl"
+    result = CliRunner().invoke(app, ["keypoints", "--model", "openai:extractor", "--base-url", endpoint.url,
+                                      "--api-key-env", "SCRIPTED_KEY", "--tasks", f"{first},{second}",
+                                      "--out", str(out)])
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["task_id"] for r in rows] == [first, second]
+    assert rows[0]["status"] == "ok" and rows[0]["key_points"] == ["find the price", "report it"]
+    assert rows[0]["annotated"]  # the task's own, beside them
+    assert rows[1]["status"] == "unparseable" and rows[1]["key_points"] is None
+    assert result.exit_code == 1 and second in result.output
+
+
+def test_failures_are_sorted_into_the_papers_error_taxonomy() -> None:
+    from mcp_persona.protocols.livemcpbench.scoring import error_kind
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.trajectory import ToolCallEvent, Trajectory
+
+    t = task(STAY)
+    gold = [(c.server, c.tool) for c in t.gold_calls]
+
+    def record(events: list[ToolCallEvent], *, status: str = "ok", stop: str = "answered",
+               success: bool = False) -> EpisodeRecord:
+        traj = Trajectory(task_id=t.id, agent="copilot", events=events, stop_reason=stop)  # type: ignore[arg-type]
+        return EpisodeRecord(task_id=t.id, epoch=0, category=t.category, status=status,  # type: ignore[arg-type]
+                             trajectory=traj, score={"success": success} if status == "ok" else None)
+
+    routed = ToolCallEvent(round=0, tool="route", via="route", result=json.dumps(
+        [{"server_name": s, "tool_name": n} for s, n in gold]))
+    elsewhere = ToolCallEvent(round=0, tool="route", via="route", result=json.dumps(
+        [{"server_name": "weather", "tool_name": "forecast"}]))
+    ran = [ToolCallEvent(round=1, server=s, tool=n, via="execute", result="{}") for s, n in gold]
+    failed = [e.model_copy(update={"is_error": True}) for e in ran]
+    assert error_kind(t, record([routed, *ran], success=True)) is None
+    assert error_kind(t, record([elsewhere])) == "retrieval"  # the tool was never found
+    assert error_kind(t, record([routed])) == "tool"  # found, never run
+    assert error_kind(t, record([routed, *failed])) == "tool"  # found, run wrongly
+    assert error_kind(t, record([routed, *ran])) == "query"  # run right, answered wrong
+    assert error_kind(t, record([routed, *ran], stop="max_rounds")) == "other"
+    assert error_kind(t, record([], status="error", stop="error")) == "other"
+    summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="copilot", model=None,
+                                           protocol="livemcpbench"), [t],
+                                 [record([elsewhere]).model_copy(update={"score": None, "status": "error"})])
+    assert summary["error_taxonomy"] == {"query": 0, "retrieval": 0, "tool": 0, "other": 1}

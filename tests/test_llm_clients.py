@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from typing import Any
 
 import pytest
 
-from mcp_persona.llm import ERROR_CATEGORIES, ModelError, UsageDetail, cost_usd, make_client, parse_spec
+from mcp_persona.llm import ERROR_CATEGORIES, ModelError, UsageDetail, cost_usd, make_client, parse_spec, pricing
 from mcp_persona.llm.anthropic_client import (
     AnthropicChatClient,
     anthropic_usage,
@@ -17,7 +19,7 @@ from mcp_persona.llm.anthropic_client import (
 )
 from mcp_persona.llm.local import LocalChatClient
 from mcp_persona.llm.openai_client import OpenAIChatClient, openai_usage, parse_chat_completion
-from mcp_persona.llm.pricing import PricingTable, load_pricing
+from mcp_persona.llm.pricing import PriceOverride, price_source, pricing_version, unpriced_reason
 from mcp_persona.trajectory import Usage
 
 # --- spec parsing -----------------------------------------------------------------------------------------------
@@ -84,12 +86,22 @@ def test_model_error_carries_its_category() -> None:
 # --- pricing ------------------------------------------------------------------------------------------------------
 
 
-def test_the_pricing_table_is_versioned_and_complete() -> None:
-    table = load_pricing()
-    assert table.version and table.currency == "USD"
-    assert any(k.startswith("openai:") for k in table.models) and any(k.startswith("anthropic:") for k in table.models)
-    for key, price in table.models.items():
-        assert ":" in key and price.input >= 0 and price.output >= 0 and price.cached_input is not None, key
+def test_prices_come_from_the_database_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import version
+
+    assert pricing_version() == f"genai-prices {version('genai-prices')}" == price_source(None)
+    assert price_source(PriceOverride(1.0, 2.0)) == "override"
+
+    def no_network(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a price lookup reached for the network")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    pricing._snapshot.cache_clear()
+    pricing._provider_at.cache_clear()
+    assert cost_usd("openai:gpt-4o", UsageDetail(prompt_tokens=1_000_000)) == pytest.approx(2.5)
+    assert cost_usd("openai:deepseek-chat", UsageDetail(prompt_tokens=1), base_url="https://api.deepseek.com/v1")
+    assert not [t for t in threading.enumerate() if t.name.startswith("genai_prices")]  # no updater started
 
 
 def test_cost_of_a_known_openai_model_by_hand() -> None:
@@ -98,8 +110,14 @@ def test_cost_of_a_known_openai_model_by_hand() -> None:
     expected = (6_000 * 2.50 + 4_000 * 1.25 + 1_000 * 10.0) / 1e6  # reasoning is inside completion: not twice
     assert expected == pytest.approx(0.03)
     assert cost_usd("openai:gpt-4o", usage) == pytest.approx(expected)
-    assert cost_usd("gpt-4o", usage) == pytest.approx(expected)  # a bare name, unambiguous
-    assert cost_usd("openai:gpt-4o-2024-08-06", usage) == pytest.approx(expected)  # a listed snapshot
+    assert cost_usd("gpt-4o", usage) == pytest.approx(expected)  # a bare name
+    assert cost_usd("openai:gpt-4o-2024-08-06", usage) == pytest.approx(expected)  # a dated snapshot
+    # an older snapshot has its own price ($5 / $15), never the alias's
+    plain = UsageDetail(prompt_tokens=10_000, completion_tokens=1_000)
+    assert cost_usd("openai:gpt-4o-2024-05-13", plain) == pytest.approx((10_000 * 5.0 + 1_000 * 15.0) / 1e6)
+    # o3 ($2 / $8): 500k of the 1M output tokens were reasoning, billed once as output
+    thought = UsageDetail(prompt_tokens=1_000_000, completion_tokens=1_000_000, reasoning_tokens=500_000)
+    assert cost_usd("openai:o3", thought) == pytest.approx(2.0 + 8.0)
 
 
 def test_cost_of_a_known_anthropic_model_by_hand() -> None:
@@ -121,14 +139,29 @@ def test_cost_from_a_plain_usage_and_the_local_model() -> None:
         0.15 + 0.60)
     assert cost_usd("openai:gpt-4o-mini", {"prompt_tokens": 2_000_000}) == pytest.approx(0.30)
     assert cost_usd("local:SmolLM2-135M-Instruct", UsageDetail(prompt_tokens=5_000, completion_tokens=100)) == 0.0
+    assert cost_usd("local", UsageDetail(prompt_tokens=5_000)) == 0.0
+
+
+def test_a_known_providers_endpoint_prices_at_its_rates() -> None:
+    # a base URL the database knows decides the provider: OpenRouter's, DeepSeek's rates; a local server's none
+    usage = UsageDetail(prompt_tokens=1_000_000, completion_tokens=1_000_000)
+    assert cost_usd("openai:deepseek-chat", usage) is None  # not OpenAI's model
+    assert cost_usd("openai:deepseek-chat", usage, base_url="https://api.deepseek.com/v1") is not None
+    for model, url in (("openai:anthropic/claude-sonnet-4.5", "https://openrouter.ai/api/v1"),
+                       ("openai:gemini-2.5-flash", "https://generativelanguage.googleapis.com/v1beta/openai/"),
+                       ("openai:llama-3.3-70b-versatile", "https://api.groq.com/openai/v1")):
+        assert cost_usd(model, usage, base_url=url) is not None, model
+        assert unpriced_reason(model, base_url=url) is None
+    assert cost_usd("openai:Qwen/Qwen2.5-7B-Instruct", usage, base_url="http://127.0.0.1:8000/v1") is None
+    # a gateway at another address forwarding to the spec's provider is priced as that provider
+    assert cost_usd("openai:gpt-4o", usage, base_url="http://127.0.0.1:4000/v1") == pytest.approx(12.5)
 
 
 @pytest.mark.parametrize(
     "model",
     [
         "openai:smollm2",  # a model on a local endpoint
-        "openai:gpt-4o-2024-05-13",  # a look-alike snapshot with another price: never borrowed
-        "openai:gpt-4o-mini-tts",
+        "openai:llama3.1:8b",
         "anthropic:gpt-4o",  # the right name under the wrong provider
         "openai:claude-sonnet-4-5",
         "mystery",
@@ -136,19 +169,40 @@ def test_cost_from_a_plain_usage_and_the_local_model() -> None:
         None,
     ],
 )
-def test_an_unknown_model_costs_none(model: str | None) -> None:
+def test_an_unknown_model_costs_none_and_says_why(model: str | None) -> None:
     assert cost_usd(model, UsageDetail(prompt_tokens=1_000, completion_tokens=10)) is None
+    reason = unpriced_reason(model)
+    assert reason is not None
+    if model:
+        assert reason == f"no price for {model} in {pricing_version()}; pass --price-in/--price-out"
+    assert unpriced_reason("openai:gpt-4o") is None and unpriced_reason("local") is None
 
 
 def test_an_unknown_cached_rate_is_not_guessed() -> None:
-    table = PricingTable.model_validate({"version": "t", "models": {"x:m": {"input": 1.0, "output": 2.0}}})
-    assert cost_usd("x:m", UsageDetail(prompt_tokens=1_000_000, completion_tokens=0), table) == pytest.approx(1.0)
-    assert cost_usd("x:m", UsageDetail(prompt_tokens=1_000_000, cached_tokens=10), table) is None
-    # an unambiguous bare name only: two providers with one model name are ambiguous
-    twin = PricingTable.model_validate({"version": "t", "models": {"a:m": {"input": 1, "output": 1},
-                                                                   "b:m": {"input": 2, "output": 2}}})
-    assert cost_usd("m", UsageDetail(prompt_tokens=1), twin) is None
-    assert cost_usd("b:m", UsageDetail(prompt_tokens=1_000_000), twin) == pytest.approx(2.0)
+    # gpt-4o-2024-05-13 has no cached-input price in the database: cached tokens leave the cost unknown
+    assert cost_usd("openai:gpt-4o-2024-05-13", UsageDetail(prompt_tokens=1_000, cached_tokens=10)) is None
+
+
+def test_a_price_override_prices_any_model() -> None:
+    price = PriceOverride(input=0.2, output=0.8)
+    usage = UsageDetail(prompt_tokens=3_000_000, cached_tokens=1_000_000, completion_tokens=500_000,
+                        reasoning_tokens=100_000)
+    # no cached price given: cached tokens cost the input price; reasoning is inside the completion
+    assert cost_usd("openai:my-finetune", usage, override=price) == pytest.approx(3 * 0.2 + 0.5 * 0.8)
+    cached = PriceOverride(input=0.2, output=0.8, cached_input=0.05)
+    assert cost_usd("openai:my-finetune", usage, override=cached) == pytest.approx(2 * 0.2 + 0.05 + 0.5 * 0.8)
+    # it wins over the database too, and the model needs no name there
+    assert cost_usd("openai:gpt-4o", UsageDetail(prompt_tokens=1_000_000), override=price) == pytest.approx(0.2)
+    assert unpriced_reason("openai:my-finetune", override=price) is None
+    assert PriceOverride.from_flags(None, None) is None
+    assert PriceOverride.from_flags(1, 2, 0.5) == PriceOverride(1.0, 2.0, 0.5)
+    for bad in ((1.0, None, None), (None, 2.0, None), (None, None, 0.5)):
+        with pytest.raises(ValueError, match="--price-in and --price-out"):
+            PriceOverride.from_flags(*bad)
+    with pytest.raises(ValueError, match="non-negative"):
+        PriceOverride(-1.0, 2.0)
+    with pytest.raises(ValueError, match="costs nothing"):
+        make_client("local", price=price)
 
 
 # --- usage accounting ------------------------------------------------------------------------------------------------

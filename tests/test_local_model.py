@@ -43,7 +43,8 @@ def test_one_episode_with_the_local_model() -> None:
 
 
 def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
-    # 15 servers: the full tool listing would not fit the 8k window; a smaller form leaves room for the task.
+    # 15 servers (14 where the tool budget stops the draw): the full tool listing would not fit the 8k window;
+    # a smaller form leaves room for the task.
     # Counted with the model's own tokenizer, as the client counts (running the model on it takes minutes here).
     from llama_cpp import Llama
 
@@ -63,7 +64,7 @@ def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
     for task in load_tasks("livemcp101")[::10]:
         async def specs() -> list[dict[str, object]]:
             async with Environment(task, protocol=proto) as env:  # noqa: B023 - awaited at once
-                assert len({t.server for t in env.pool}) == 15
+                assert len({t.server for t in env.pool}) in (14, 15)
                 return openai_tools(env.pool)
 
         tools = anyio.run(specs)

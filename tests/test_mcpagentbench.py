@@ -108,7 +108,11 @@ def test_paper_rule_is_exact_about_key_sets_and_str() -> None:
     r = score_calls(task, [ev(0, "diceRoll", as_text)])
     assert r["finished"] and r["paper_finished"]  # str(20) == "20"
     r = score_calls(task, [ev(0, "diceRoll", {"sides": 20.0, "count": 2, "modifier": 3, "roll_type": "normal"})])
-    assert r["finished"] and not r["paper_finished"]  # str(20.0) == "20.0"
+    assert r["finished"] and not r["paper_finished_all_args"]  # str(20.0) == "20.0"
+    assert r["paper_finished"]  # but diceRoll is on the peer's name-only list: its arguments are never compared
+    r = score_calls(task, [ev(0, "diceRoll", {"sides": 6, "count": 2, "modifier": 3, "roll_type": "normal"})])
+    assert not r["finished"] and r["paper_finished"] and r["paper_efficient"]  # a wrong die passes the paper
+    assert r["paper_differs"] == {"tfs": ["skip list"], "tefs": ["skip list"]}
 
 
 def test_tfs_and_tefs_are_weighted_by_gold_calls_and_efficiency_uses_the_tefs_score() -> None:

@@ -561,7 +561,7 @@ def protocol_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize(("suite", "labels", "group"), [
-    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper"], "type"),
+    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper", "TEFS-paper"], "type"),
     ("livemcpbench", ["Success", "Rule success", "Judge success"], "domain"),
 ])
 def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suite: str, labels: list[str],
@@ -587,7 +587,7 @@ def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suit
     (row,) = page.rows
     assert label_cell(row[1]) == "reference" and row[3] == "100.0"
     heads = re.findall(r'<th class="num sortable" data-col="\d+" data-type="num" title="[^"]*">([^<]*)</th>', html)
-    assert heads[1:4] == labels and not {"Acc", "SR-0.8", "Exec-Acc", "Strict"} & set(heads)
+    assert heads[1:1 + len(labels)] == labels and not {"Acc", "SR-0.8", "Exec-Acc", "Strict"} & set(heads)
 
 
 def test_mixed_protocols_get_a_leaderboard_each_and_the_plot_their_primary_score(
@@ -621,3 +621,21 @@ def test_cost_is_drawn_on_a_log_axis_when_it_spans_orders_of_magnitude(monkeypat
     assert ax.get_xscale() == "log" and "log scale" in ax.get_xlabel()
     monkeypatch.setattr(plots, "cost_axis", lambda _runs: ("tokens", [0.0, 4000.0]))
     assert plots.cost_accuracy(runs).axes[0].get_xscale() == "linear"  # type: ignore[arg-type]
+
+
+def test_livemcp101_figures_tsr_vs_ars_and_a_correct_column(tmp_path: Path) -> None:
+    from mcp_persona.cli.report import failure_counts
+    from mcp_persona.report import plots
+
+    for agent in ("reference", "noop"):
+        code, text = invoke("run", "--suite", "livemcp101", "--agent", agent, "--tasks", "finance_easy_0[12]",
+                            "--run-dir", str(tmp_path / agent))
+        assert code == 0, text
+    runs = load_runs([tmp_path / "reference", tmp_path / "noop"])
+    counts = failure_counts(runs)
+    assert counts is not None
+    ref, noop = (counts[r.label] for r in runs)
+    assert ref["correct"] == 2 and noop["correct"] == 0 and sum(v for k, v in noop.items() if k != "correct") == 2
+    assert next(iter(noop)) == "correct"  # the first column, as the paper's heatmap
+    made = plots.figures(runs, counts)
+    assert "tsr_ars" in made and made["tsr_ars"].axes[0].get_xlabel() == "TSR (%)"

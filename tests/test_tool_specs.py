@@ -127,8 +127,10 @@ def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
             return openai_tools(env.pool)
 
     specs = anyio.run(pool)
-    assert {s["function"]["name"].split("__")[0] for s in specs} == {
-        n for n in app_names() if get_app(n).library is None}
+    from mcp_persona.protocols.persona import suite_servers
+
+    # the paper's "all tools": every server of the persona suite (not the other suites' servers)
+    assert {s["function"]["name"].split("__")[0] for s in specs} == set(suite_servers("persona"))
     assert spec_chars(specs) <= MAX_ALL_CHARS
     # the encoded form a request splices in is the list's own encoding, tool by tool
     assert specs.json == wire_json(list(specs)) and spec_chars(specs) == spec_chars(list(specs))

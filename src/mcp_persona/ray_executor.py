@@ -26,6 +26,9 @@ from mcp_persona.tasks import Task
 LIMITS_ACTOR = "mcp_persona_endpoint_limits"  # one per cluster namespace: every driver and worker finds it
 NAMESPACE = "mcp_persona"
 MAX_RETRIES = 3  # a worker that dies (or its node) has its episode run again, this many times at most
+# An episode mostly waits on its model: a quarter of a CPU each lets a node run four at once (four worker
+# processes per CPU). Measured with benchmarks/bench_sweep.py.
+EPISODE_CPUS = 0.25
 
 
 class RayUnavailable(RuntimeError):
@@ -119,7 +122,7 @@ class RayExecutor:
                  tools: str, context_distractors: int = 0) -> None:
         self.ray = connect(address)
         self.actor = _limits_actor(self.ray)
-        self.remote = self.ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(_episode)
+        self.remote = self.ray.remote(max_retries=MAX_RETRIES, num_cpus=EPISODE_CPUS)(_episode)
         self.args = (asdict(recipe), protocol, settings, tools, context_distractors)
 
     async def episode(self, task: Task, epoch: int) -> EpisodeRecord:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import anyio
 
+from mcp_persona import scratch
 from mcp_persona.agents import Agent
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
@@ -25,7 +26,7 @@ from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
-from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore
+from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
 from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
@@ -47,6 +48,8 @@ class RunConfig:
     protocol_options: dict[str, Any] = field(default_factory=dict)
     model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
     flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
+    # where the agent's (and judge's) prices come from: the price database and its version, or "override"
+    pricing: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -251,16 +254,27 @@ async def run_suite(
             else:
                 record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools,
                                            epoch=epoch, judging=judging, protocol=protocol, settings=settings)
-            store.write(record)
+            try:
+                store.write(record)
+            except RunStoreError as exc:  # a full disk, say: nothing more can be kept, so nothing more runs
+                unwritable.append(exc)
+                tg.cancel_scope.cancel()
+                return
             if on_done is not None:
                 on_done(record)
             if breaker is not None and (why := breaker.observe(record)) is not None and not stopped:
                 stopped.append(why)
                 tg.cancel_scope.cancel()
 
-    async with anyio.create_task_group() as tg:
-        for task, epoch in todo:
-            tg.start_soon(one, task, epoch)
+    unwritable: list[RunStoreError] = []
+    # episodes' temporary folders under the run folder (local episodes; a Ray worker's are its machine's): what a
+    # killed harness left there is swept now
+    with scratch.under(store.path.parent / scratch.SCRATCH):
+        async with anyio.create_task_group() as tg:
+            for task, epoch in todo:
+                tg.start_soon(one, task, epoch)
+    if unwritable:
+        raise unwritable[0]
     if stopped:
         raise RunStopped(stopped[0])
     return len(todo)

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 # Options a grid may vary (as ``mcp-persona run`` spells them, with '_'): protocol options are checked per suite.
 GENERIC_OPTIONS = ("max_rounds", "tools", "skills", "context_distractors")
 MODEL_SETTINGS = ("temperature", "top_p", "max_tokens", "seed", "reasoning_effort", "thinking_budget")
+PRICES = ("price_in", "price_out", "price_cached_in")
 Scalar = int | float | str
 
 
@@ -66,6 +67,10 @@ class SweepModel(BaseModel):
     seed: int | None = None
     reasoning_effort: str | None = None
     thinking_budget: int | None = None
+    # the model's own prices, USD per million tokens (a self-hosted or unlisted model)
+    price_in: float | None = Field(default=None, ge=0)
+    price_out: float | None = Field(default=None, ge=0)
+    price_cached_in: float | None = Field(default=None, ge=0)
 
     @model_validator(mode="after")
     def _agent_and_model(self) -> SweepModel:
@@ -82,7 +87,7 @@ class SweepModel(BaseModel):
 
     def run_flags(self) -> dict[str, Any]:
         flags = {k: getattr(self, k) for k in ("agent", "model", "base_url", "api_key_env", "max_requests",
-                                               *MODEL_SETTINGS) if getattr(self, k) is not None}
+                                               *MODEL_SETTINGS, *PRICES) if getattr(self, k) is not None}
         if self.api_limits is not None:
             flags["api_limits"] = self.api_limits
         return flags

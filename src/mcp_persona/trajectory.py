@@ -47,7 +47,7 @@ class ModelCallEvent(BaseModel):
     cached_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
-    cost_usd: float | None = None  # from the pricing table; None when the model's price is unknown
+    cost_usd: float | None = None  # from the price database or the run's prices; None: unknown
 
 
 class ToolCallEvent(BaseModel):
@@ -82,6 +82,9 @@ class Trajectory(BaseModel):
     # What the tool definitions add to every model request of the episode (compact JSON; tokens estimated).
     tool_def_chars: int = 0
     tool_def_tokens: int = 0
+    # What the agent was told (None: an agent told nothing, such as the gold replay, or a run stored before)
+    system_prompt: str | None = None
+    user_prompt: str | None = None
 
     @property
     def tool_calls(self) -> list[ToolCallEvent]:

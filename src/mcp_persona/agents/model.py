@@ -48,6 +48,7 @@ class ModelAgent:
             {"role": "system", "content": self.system_prompt(task, env)},
             {"role": "user", "content": env.protocol.user_prompt(task)},
         ]
+        trajectory.system_prompt, trajectory.user_prompt = messages[0]["content"], messages[1]["content"]
         for rnd in range(self.max_rounds):
             start = time.perf_counter()
             try:

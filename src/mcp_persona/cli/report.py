@@ -53,9 +53,17 @@ def report(
 
 
 def failure_counts(runs: list[Any]) -> dict[str, dict[str, int]] | None:
-    """run label -> failure mode -> count, for the heatmap; None when no run has a failed episode."""
-    counts = {r.label: r.failure_modes for r in runs}
-    return counts if any(sum(c.values()) for c in counts.values()) else None
+    """run label -> failure mode -> count, for the heatmap (its first column ``correct``: the episodes that passed,
+    as LiveMCP-101's figure has it); None when no run has a failed episode."""
+    counts = {r.label: {"correct": correct(r), **r.failure_modes} for r in runs}
+    return counts if any(sum(n for k, n in c.items() if k != "correct") for c in counts.values()) else None
+
+
+def correct(run: Any) -> int:
+    """Episodes of the run that passed: scored, and not among the failed ones the failure modes count."""
+    s = run.summary
+    failed = int((s.get("failure_modes") or {}).get("failed") or 0)
+    return max(0, int(s.get("n_episodes") or 0) - int(s.get("n_errors") or 0) - failed)
 
 
 def _write(path: Path, text: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shlex
@@ -37,6 +38,7 @@ class AgentKind(StrEnum):
     noop = "noop"
     model = "model"
     copilot = "copilot"
+    external = "external"
 
 
 class JudgePolicy(StrEnum):
@@ -117,6 +119,17 @@ def run(
         None),
     thinking_budget: Annotated[int | None, typer.Option(
         help="Anthropic extended thinking: budget_tokens (>= 1024, below --max-tokens)")] = None,
+    price_in: Annotated[float | None, typer.Option(
+        min=0.0, help="the model's input price in USD per million tokens, with --price-out: for a self-hosted "
+                      "model or one the price database lacks")] = None,
+    price_out: Annotated[float | None, typer.Option(
+        min=0.0, help="the model's output price in USD per million tokens (reasoning included)")] = None,
+    price_cached_in: Annotated[float | None, typer.Option(
+        min=0.0, help="the model's price of cached input tokens (default: --price-in)")] = None,
+    judge_price_in: Annotated[float | None, typer.Option(
+        min=0.0, help="the judge model's input price in USD per million tokens, with --judge-price-out")] = None,
+    judge_price_out: Annotated[float | None, typer.Option(
+        min=0.0, help="the judge model's output price in USD per million tokens")] = None,
     api_limits: Annotated[ApiLimits, typer.Option(
         help="request limits to hold requests to: auto (by provider and URL), openai (128 tools; for gateways "
              "that forward to OpenAI), anthropic, compatible (vLLM, Ollama: no tool maximum), none")] = (
@@ -127,6 +140,9 @@ def run(
     max_consecutive_errors: Annotated[int, typer.Option(
         min=0, help="stop the run when this many episodes in a row fail on the model endpoint the same way "
                     "(0: never)")] = 3,
+    embeddings_url: Annotated[str | None, typer.Option(
+        help="copilot: route with an OpenAI-compatible embeddings endpoint instead of BM25 (as the paper)")] = None,
+    embeddings_model: Annotated[str, typer.Option(help="copilot: the embedding model at --embeddings-url")] = "",
     executor: Annotated[str, typer.Option(
         help="where episodes run: local (this process) or ray (the Ray cluster at --ray-address)")] = "local",
     ray_address: Annotated[str | None, typer.Option(
@@ -136,6 +152,10 @@ def run(
         "--preflight/--no-preflight", help="one small request to each endpoint before the first episode")] = True,
     one_call_per_turn: Annotated[bool, typer.Option(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
+    agent_cmd: Annotated[str | None, typer.Option(
+        help="--agent external: the command that plays an episode over MCP (see 'Evaluate your agent')")] = None,
+    agent_timeout: Annotated[float, typer.Option(
+        min=1.0, help="--agent external: seconds the command may take per episode")] = 600.0,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
     flags = dict(locals())  # the parameters alone: nothing else is bound yet
@@ -145,11 +165,12 @@ def run(
     from mcp_persona.agents.recipe import AgentRecipe
     from mcp_persona.agents.skills import Skills, SkillsError
     from mcp_persona.judges.config import check_self_judge, judge_spec
-    from mcp_persona.llm import ModelError, ModelSettings, RetryPolicy, make_client
+    from mcp_persona.llm import ModelError, ModelSettings, PriceOverride, RetryPolicy, make_client
+    from mcp_persona.llm.pricing import pricing_record
     from mcp_persona.protocols import get_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
-    from mcp_persona.store import RunStore, RunStoreError
+    from mcp_persona.store import RunStoreError, open_run
     from mcp_persona.tasks import TaskFileError, suite_info
 
     takes_model = agent in (AgentKind.model, AgentKind.copilot)
@@ -163,6 +184,8 @@ def run(
         raise fail("--judge-max-requests limits a judge model's requests; use it with --judge PROVIDER:MODEL")
     if resume and run_dir is None:
         raise fail("--resume needs the --run-dir of the run to finish")
+    if embeddings_url is not None and agent is not AgentKind.copilot:
+        raise fail("--embeddings-url changes the copilot's retrieval; use it with --agent copilot")
     if executor not in ("local", "ray"):
         raise fail(f"--executor {executor!r}: use local or ray")
     if executor == "ray" and judge.strip().lower() != "rules":
@@ -173,6 +196,9 @@ def run(
         raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
+    if (agent is AgentKind.external) != (agent_cmd is not None):
+        raise fail("--agent external needs --agent-cmd" if agent is AgentKind.external
+                   else "--agent-cmd is the command of --agent external")
     tasks = load_suite(suite, only)
     try:
         protocol = get_protocol(suite_info(suite).protocol)
@@ -203,11 +229,23 @@ def run(
     if not takes_model and model_settings.to_dict():
         raise fail(f"--{next(iter(model_settings.to_dict())).replace('_', '-')} is a model setting; use it with "
                    "--agent model or copilot")
+    try:
+        price = PriceOverride.from_flags(price_in, price_out, price_cached_in)
+        judge_price = PriceOverride.from_flags(judge_price_in, judge_price_out, flag="--judge-price")
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    if price is not None and not takes_model:
+        raise fail("--price-in/--price-out price a model's calls; use them with --agent model or copilot")
+    if judge_price is not None and judge.strip().lower() == "rules":
+        raise fail("--judge-price-in/--judge-price-out price a judge model's calls; give --judge PROVIDER:MODEL too")
     retry = RetryPolicy(max_attempts=max_attempts, timeout_s=request_timeout)
     recipe = AgentRecipe(agent.value, model=model, base_url=base_url, api_key_env=api_key_env,
                          api_limits=api_limits.value, settings=model_settings.to_dict(), max_rounds=max_rounds,
                          skills=skills, one_call_per_turn=one_call_per_turn, max_requests=max_requests or concurrency,
-                         request_timeout=request_timeout, max_attempts=max_attempts)
+                         request_timeout=request_timeout, max_attempts=max_attempts,
+                         price=price.to_dict() if price else None,
+                         embeddings=json.dumps({"base_url": embeddings_url, "model": embeddings_model})
+                         if embeddings_url else "", agent_cmd=agent_cmd or "", agent_timeout=agent_timeout)
     try:
         runner_agent = recipe.build()
     except (ValueError, ModelError) as exc:
@@ -221,7 +259,8 @@ def run(
         if spec is not None:
             check_self_judge(runner_agent.model, spec, allow=allow_self_judge)
             judge_client = make_client(spec, base_url=judge_base_url, api_key_env=judge_api_key_env, retry=retry,
-                                       max_concurrency=judge_max_requests or concurrency, scope="judge")
+                                       max_concurrency=judge_max_requests or concurrency, scope="judge",
+                                       price=judge_price)
             check_self_judge(runner_agent.model, judge_client.name, allow=allow_self_judge)
             judging = Judging.with_client(judge_client, judge_policy.value)
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
@@ -235,7 +274,9 @@ def run(
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
                        trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
                        protocol_options=settings, model_settings=model_settings.to_dict(),
-                       flags=plain_flags(flags))
+                       flags=plain_flags(flags),
+                       pricing={role: pricing_record(p) for role, p, used in (
+                           ("agent", price, takes_model), ("judge", judge_price, judging is not None)) if used})
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
         run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
@@ -243,9 +284,8 @@ def run(
         while run_dir.exists():  # two runs started within one second
             n += 1
             run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}-{n}"
-    store = RunStore(run_dir)
     try:
-        store.begin(config.to_dict(), resume=resume)
+        store = open_run(run_dir, config.to_dict(), resume=resume, tasks=tasks)
     except RunStoreError as exc:
         raise fail(str(exc)) from exc
     breaker = CircuitBreaker(max_consecutive_errors) if max_consecutive_errors and takes_model else None
@@ -286,6 +326,8 @@ def run(
     errors = summary["errors"]
     if summary["n_scored"]:
         print_summary(summary, console)
+        if summary["cost"]["pricing"]:  # a run with a model to price
+            console.print(cost_line(summary["cost"]), highlight=False, soft_wrap=True)
     console.print(f"run store: {run_dir / 'run.sqlite'}\nsummary: {path}")
     if model == "local":
         console.print("The bundled local model (SmolLM2, 135M parameters) is expected to score about 0: it shows "
@@ -364,6 +406,14 @@ def stored_flags(ctx: typer.Context, flags: dict[str, Any], run_dir: Path) -> di
             current = flags[name]
             merged[name] = type(current)(value) if isinstance(current, Enum) and value is not None else value
     return merged
+
+
+def cost_line(cost: dict[str, Any]) -> str:
+    """The run's cost in one line: in all and per task with where the prices came from, or why it is unknown."""
+    sources = ", ".join(f"{role} {p['source']}" for role, p in (cost.get("pricing") or {}).items())
+    if cost["usd"] is None:
+        return "cost unknown: " + "; ".join(cost["unknown_because"] or ["no model call was priced"])
+    return f"cost ${cost['usd']:.4f} (${cost['per_task_usd']:.4f} per task) · prices: {sources or '-'}"
 
 
 def plain_flags(flags: dict[str, Any]) -> dict[str, Any]:

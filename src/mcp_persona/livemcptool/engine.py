@@ -42,10 +42,22 @@ from mcp_persona.livemcptool.catalogue import ServerEntry, ToolEntry, catalogue
 
 CONTEXT = "default"  # one shipped dataset per server
 _LIMIT_NAMES = re.compile(r"^(limit|count|num|n|max|top|size|per_?page|page_?size|k)(_?results|_?items|_?k)?$|"
-                          r"^(max|num|top)_?\w*$|\w*(limit|count)$", re.IGNORECASE)
+                          r"^(max|num|top)_?(results?|items?|hits|records|entries|rows|n|k|count)$|\w*(limit|count)$",
+                          re.IGNORECASE)  # "topic" or "number" is not a cap
 _ID_NAMES = re.compile(r"(^|_)(id|ids|uuid|key|symbol|ticker|code|slug|url|name|title|query|q)$|Id$|Name$|Url$",
                        re.IGNORECASE)
 _STOP = {"the", "a", "an", "of", "and", "or", "in", "on", "for", "to", "with", "by", "is", "at"}
+_LIMIT_NAMES_EXTRA = re.compile(r"^(hits|results|items)_?per_?page$", re.IGNORECASE)
+_PAGE_NAMES = re.compile(r"^(page|page_?number|offset|skip|start)$", re.IGNORECASE)
+_BOUND_NAMES = re.compile(r"^(min|max)_?(price|value|amount|cost|score|rating)?$", re.IGNORECASE)
+# Temperature units a lookup converts its record's value into (the value is kept in Celsius).
+_TEMPERATURE = {"fahrenheit": lambda c: c * 9 / 5 + 32, "kelvin": lambda c: c + 273.15, "celsius": lambda c: c,
+                "metric": lambda c: c, "imperial": lambda c: c * 9 / 5 + 32}
+# Transport switches of the real servers that change how they fetch, never what they answer.
+_TRANSPORT = {"ignoreRobotsText"}
+# Date-window arguments: (first day, last day) pairs a lookup or search honours.
+_WINDOWS = (("fromdate", "todate"), ("start_date", "end_date"), ("date_from", "date_to"))
+_DAY = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})$")
 
 
 class RecordTree:
@@ -198,9 +210,54 @@ class CatalogueApp(App):
                               f"{self.entity}", kind="missing")
         return ranked[0], args[ranked[0]]
 
+    @staticmethod
+    def _window(tool: ToolEntry, args: dict[str, Any]) -> tuple[date, date] | None:
+        """The date window a call asks for (``fromdate``/``todate``, ``start_date``/``end_date``...), each
+        day as YYYYMMDD or YYYY-MM-DD; a malformed day or an empty window is refused."""
+        for lo, hi in _WINDOWS:
+            if lo not in args and hi not in args:
+                continue
+            days = []
+            for name, default in ((lo, date.min), (hi, date.max)):
+                if name not in args:
+                    days.append(default)
+                    continue
+                m = _DAY.match(str(args[name]).strip())
+                try:
+                    days.append(date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None)
+                except ValueError:
+                    days.append(None)
+                if days[-1] is None:
+                    raise ToolFailure(f"{tool.name}: {name} {args[name]!r} is not a date (YYYYMMDD or YYYY-MM-DD)",
+                                      kind="type")
+            if days[0] > days[1]:
+                raise ToolFailure(f"{tool.name}: {lo} {args[lo]!r} is after {hi} {args[hi]!r}", kind="range")
+            return days[0], days[1]
+        return None
+
+    @staticmethod
+    def _period(window: tuple[date, date]) -> dict[str, str]:
+        return {k: d.isoformat() for k, d in zip(("from", "to"), window, strict=True) if d not in (date.min, date.max)}
+
+    @staticmethod
+    def _is_limit(name: str) -> bool:
+        return bool(_LIMIT_NAMES.match(name) or _LIMIT_NAMES_EXTRA.match(name))
+
+    @staticmethod
+    def _refuse_unhonoured(tool: ToolEntry, args: dict[str, Any], honoured: set[str]) -> None:
+        """An argument the shipped records cannot answer (a guest count, a price range on a lookup, a
+        unit for a number it does not hold) is refused unless it has its default value: never accepted
+        and ignored. Transport switches (``ignoreRobotsText``) change nothing for the real server either."""
+        props = tool.input_schema.get("properties") or {}
+        bad = sorted(k for k, v in args.items() if k not in honoured and k not in _TRANSPORT
+                     and v != (props.get(k) or {}).get("default", None))
+        if bad:
+            raise ToolFailure(f"{tool.name}: this server's records cannot answer {', '.join(bad)}; leave "
+                              f"{'them' if len(bad) > 1 else 'it'} out or at the default", kind="range")
+
     def _limit(self, tool: ToolEntry, args: dict[str, Any]) -> int:
         for k, v in args.items():
-            if _LIMIT_NAMES.match(k) and isinstance(v, int) and not isinstance(v, bool):
+            if self._is_limit(k) and isinstance(v, int) and not isinstance(v, bool):
                 if v < 0:
                     raise ToolFailure(f"{tool.name}: {k} must not be negative (got {v})", kind="range")
                 return min(v, 50)
@@ -211,26 +268,69 @@ class CatalogueApp(App):
         return {k: r[k] for k in ("id", "name", "date", "value", "url", "summary") if k in r}
 
     def _search(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
+        window = self._window(tool, args)
+        dated = {k for pair in _WINDOWS for k in pair}
+        words = {k for k, v in args.items() if not self._is_limit(k) and k not in dated and isinstance(v, str | list)}
+        bounds = {k: v for k, v in args.items() if _BOUND_NAMES.match(k) and isinstance(v, int | float)
+                  and not isinstance(v, bool)}
+        pages = {k: v for k, v in args.items() if _PAGE_NAMES.match(k) and k not in words}
+        self._refuse_unhonoured(tool, args, words | set(bounds) | set(pages) | dated
+                                | {k for k in args if self._is_limit(k)})
+        terms = [w for k in words for s in _strings(args[k]) for w in _words(s)]
+        visible = self._visible(env)
+        hays = {r["id"]: " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower() for r in visible}
+        for k in sorted(words) if len(words) > 1 else ():
+            # beside other words, an argument that matches nothing would be ignored: say so instead
+            mine = [w for s in _strings(args[k]) for w in _words(s)]
+            if mine and not any(w in hay for w in mine for hay in hays.values()):
+                raise ToolFailure(f"{tool.name}: {k}={args[k]!r} matches no {self.entity} this server has",
+                                  kind="not_found")
         scored = []
-        for r in self._visible(env):
-            hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
+        for r in visible:
+            if window and not window[0] <= date.fromisoformat(r.get("date", "1970-01-01")) <= window[1]:
+                continue
+            value = r.get("value")
+            if any(not isinstance(value, int | float) or (value < b if k.lower().startswith("min") else value > b)
+                   for k, b in bounds.items()):
+                continue
+            hay = hays[r["id"]]
             score = sum(1 for w in terms if w in hay)
             if score or not terms:
                 scored.append((-score, r["id"], r))
         scored.sort(key=lambda x: (x[0], x[1]))
         limit = self._limit(tool, args)
-        hits = [self._summary(r) for _, _, r in scored[:limit]]
-        return {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
+        first = self._offset(pages, limit, tool.input_schema.get("properties") or {})
+        hits = [self._summary(r) for _, _, r in scored[first:first + limit]]
+        out = {"tool": tool.name, "as_of": env.clock.today().isoformat(), "total": len(scored), "results": hits}
+        if pages:
+            out["offset"] = first
+        return out
+
+    @staticmethod
+    def _offset(pages: dict[str, Any], limit: int, props: dict[str, Any]) -> int:
+        """Where a page starts: ``page`` counts pages (from 0 when its default is 0, as Algolia's do, else
+        from 1), ``offset`` / ``skip`` / ``start`` count records."""
+        for k, v in pages.items():
+            try:
+                n = int(v)
+            except (TypeError, ValueError):
+                raise ToolFailure(f"{k}: {v!r} is not a whole number", kind="type") from None
+            if n < 0:
+                raise ToolFailure(f"{k}: must not be negative", kind="range")
+            if k.lower().startswith("page"):
+                first = 0 if (props.get(k) or {}).get("default") == 0 else 1
+                return max(n - first, 0) * limit
+            return n
+        return 0
 
     def _lookup(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        """The record an argument names exactly; failing that, the records that hold most of the
-        call's terms (``get-tickets`` from one city to another); failing that, not found."""
+        """The record an argument names exactly (within the call's date window, if it gives one, which the
+        answer states); failing that, the records that hold most of the call's terms; failing that, not found."""
+        window = self._window(tool, args)
         try:
             _, record = self._find(env, tool, args)
-            return {"tool": tool.name, self.entity: record}
         except ToolFailure as missing:
-            terms = [w for k, v in args.items() if not _LIMIT_NAMES.match(k) for s in _strings(v) for w in _words(s)]
+            terms = [w for k, v in args.items() if not self._is_limit(k) for s in _strings(v) for w in _words(s)]
             best = []
             for r in self._visible(env):
                 hay = " ".join(_strings({k: v for k, v in r.items() if k != "url"})).lower()
@@ -241,6 +341,21 @@ class CatalogueApp(App):
                 raise missing from None
             best.sort(key=lambda x: (x[0], x[1]))
             return {"tool": tool.name, "matches": [r for _, _, r in best[:self._limit(tool, args)]]}
+        key = self._key_argument(tool, args)[0]
+        units = {k: v for k, v in args.items() if k.lower() in ("temperature_unit", "units", "unit")
+                 and isinstance(v, str) and v.lower() in _TEMPERATURE}
+        # a cap is met by the one record a lookup answers
+        self._refuse_unhonoured(tool, args, {key, *units, *(k for pair in _WINDOWS for k in pair),
+                                             *(k for k in args if self._is_limit(k))})
+        if units and isinstance(record.get("value"), int | float):
+            unit = next(iter(units.values())).lower()
+            record = record | {"value": round(_TEMPERATURE[unit](record["value"]), 2), "unit": unit}
+        if window is None:
+            return {"tool": tool.name, self.entity: record}
+        if date.fromisoformat(record.get("date", "1970-01-01")) > window[1]:
+            raise ToolFailure(f"{tool.name}: no data for {record['name']} in that period: it is listed from "
+                              f"{record['date']}", kind="not_found")
+        return {"tool": tool.name, "period": self._period(window), self.entity: record}
 
     def _new_id(self, env: AppEnv) -> str:
         n = env.tree.data["next"]
@@ -262,9 +377,13 @@ class CatalogueApp(App):
         return {"tool": tool.name, "updated": record["id"], "changed": sorted(changes), self.entity: record}
 
     def _delete(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
-        _, record = self._find(env, tool, args)
+        prop, record = self._find(env, tool, args)
         env.tree.data["records"].remove(record)
-        return {"tool": tool.name, "deleted": record["id"]}
+        out = {"tool": tool.name, "deleted": record["id"]}
+        details = {k: v for k, v in args.items() if k != prop}
+        if details:  # what was removed from it (a slide, a task of a request): the record holds no finer parts
+            out["details"] = details
+        return out
 
     def _compute(self, env: AppEnv, tool: ToolEntry, args: dict[str, Any]) -> Any:
         canonical = json.dumps(args, sort_keys=True, ensure_ascii=False)
@@ -316,4 +435,8 @@ def simulated_app(name: str) -> CatalogueApp:
     entry = catalogue().get(name)
     if entry is None or entry.kind != "simulated":
         raise KeyError(f"{name!r} is not a simulated LiveMCPTool server")
+    if name == "12306-mcp":  # stations, timetables and fares need more than one record list
+        from mcp_persona.livemcptool.rail import RailApp
+
+        return RailApp(entry)
     return CatalogueApp(entry)

@@ -16,7 +16,6 @@ is stopped and, when the library made the sandbox, the sandbox is removed.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -26,6 +25,7 @@ import anyio
 from mcp import Client
 from mcp.types import CallToolResult, Tool
 
+from mcp_persona import scratch
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.livemcptool.catalogue import catalogue
 from mcp_persona.livemcptool.engine import simulated_app
@@ -84,7 +84,8 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
     """Open an episode over ``servers`` (default: every server of the catalogue).
 
     ``sandbox_dir``: the episode's folder; it must be empty or absent, and is left in place for
-    scoring to read. Without it a temporary folder is made and removed at the end. ``inputs``:
+    scoring to read. Without it a temporary folder is made (under the run folder during a run:
+    :mod:`mcp_persona.scratch`) and removed at the end. ``inputs``:
     files or folders copied into ``files/``. ``real_argv`` stands a command in for a real server
     (tests use it to run misbehaving servers).
     """
@@ -93,7 +94,7 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
     if unknown:
         raise EpisodeError(f"unknown LiveMCPTool server(s): {', '.join(unknown)}")
     owned = sandbox_dir is None
-    sandbox = Path(tempfile.mkdtemp(prefix="livemcptool-")) if owned else Path(sandbox_dir).resolve()  # type: ignore[arg-type]
+    sandbox = scratch.make_dir("livemcptool-") if owned else Path(sandbox_dir).resolve()  # type: ignore[arg-type]
     try:
         if not owned and sandbox.exists() and any(sandbox.iterdir()):
             raise EpisodeError(f"sandbox {sandbox} is not empty")

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_persona.llm.base import ERROR_CATEGORIES, ChatClient, ChatResponse, ModelError, UsageDetail
 from mcp_persona.llm.limits import LIMITS, RequestLimitError, RequestLimits, limits_for
-from mcp_persona.llm.pricing import cost_usd, pricing_version
+from mcp_persona.llm.pricing import PriceOverride, cost_usd, price_source, pricing_version, unpriced_reason
 from mcp_persona.llm.retry import DEFAULT_CONCURRENCY, RetryPolicy
 from mcp_persona.llm.settings import ModelSettings
 
@@ -52,13 +52,14 @@ def make_client(
     settings: ModelSettings | None = None,
     api_limits: str | None = None,
     scope: str = "agent",
+    price: PriceOverride | None = None,
 ) -> ChatClient:
     """A client for ``spec``. ``api_key_env`` defaults to the provider's (OPENAI_API_KEY, ANTHROPIC_API_KEY);
     ``max_concurrency`` bounds the requests in flight to one endpoint, across all its clients of the same
     ``scope`` (the agent's and the judge's requests are limited apart); ``settings`` are the generation
     settings (``max_tokens`` a shortcut for its field; default 4096 for endpoints, 256 for ``local``);
     ``api_limits`` the request limits to hold requests to (:mod:`mcp_persona.llm.limits`; default: the
-    provider's, by endpoint)."""
+    provider's, by endpoint); ``price`` the run's own prices for the model (default: the price database's)."""
     provider, model = parse_spec(spec)
     settings = settings or ModelSettings()
     if max_tokens is not None:
@@ -67,6 +68,9 @@ def make_client(
     if provider == "local":
         if base_url is not None:
             raise ValueError("a base URL does not apply to 'local'; for an endpoint use 'openai:MODEL' with it")
+        if price is not None:
+            raise ValueError("the local model runs in this process and costs nothing: --price-in/--price-out "
+                             "are for an endpoint's model")
         if settings.reasoning_effort is not None or settings.top_p is not None:
             raise ValueError("the local model takes --temperature, --max-tokens and --seed only")
         from mcp_persona.llm.local import LocalChatClient
@@ -79,12 +83,16 @@ def make_client(
     if provider == "openai":
         from mcp_persona.llm.openai_client import OpenAIChatClient
 
-        return OpenAIChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                                max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
-    from mcp_persona.llm.anthropic_client import AnthropicChatClient
+        client: Any = OpenAIChatClient(
+            model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
+            max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
+    else:
+        from mcp_persona.llm.anthropic_client import AnthropicChatClient
 
-    return AnthropicChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
-                               max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
+        client = AnthropicChatClient(model, base_url=base_url, api_key_env=key_env, timeout_s=timeout_s, retry=retry,
+                                     max_concurrency=max_concurrency, scope=scope, settings=settings, limits=limits)
+    client.price_override = price
+    return client
 
 
 __all__ = [
@@ -96,6 +104,7 @@ __all__ = [
     "ChatResponse",
     "ModelError",
     "ModelSettings",
+    "PriceOverride",
     "RequestLimitError",
     "RequestLimits",
     "RetryPolicy",
@@ -104,5 +113,7 @@ __all__ = [
     "limits_for",
     "make_client",
     "parse_spec",
+    "price_source",
     "pricing_version",
+    "unpriced_reason",
 ]

@@ -23,6 +23,7 @@ from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail
 from mcp_persona.llm.limits import RequestLimits, ToolsCheck, check_messages, limits_for
+from mcp_persona.llm.pricing import PriceOverride
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
@@ -39,6 +40,7 @@ EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 class AnthropicChatClient:
     provider = "anthropic"
+    price_override: PriceOverride | None = None  # the run's own prices (set by make_client)
 
     def __init__(
         self,

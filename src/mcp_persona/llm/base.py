@@ -58,7 +58,7 @@ class ChatResponse(BaseModel):
     usage_detail: UsageDetail | None = None
     latency_s: float | None = None  # the successful attempt alone; waits and failed attempts excluded
     attempts: int = 1  # HTTP attempts this call took (1 = no retry)
-    cost_usd: float | None = None  # from the pricing table; None when the model is not in it
+    cost_usd: float | None = None  # from the price database or the run's prices; None: unpriced
     model: str | None = None  # the model the endpoint says answered (often a dated snapshot)
 
 

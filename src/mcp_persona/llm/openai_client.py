@@ -16,6 +16,7 @@ from typing import Any
 
 from mcp_persona.llm.base import ChatResponse, ModelError, UsageDetail, wire_json
 from mcp_persona.llm.limits import RequestLimits, ToolsCheck, check_messages, limits_for
+from mcp_persona.llm.pricing import PriceOverride
 from mcp_persona.llm.retry import (
     DEFAULT_CONCURRENCY,
     PerLoop,
@@ -31,6 +32,7 @@ _REASONING = re.compile(r"^(o\d|gpt-5)")
 
 class OpenAIChatClient:
     provider = "openai"
+    price_override: PriceOverride | None = None  # the run's own prices (set by make_client)
 
     def __init__(
         self,

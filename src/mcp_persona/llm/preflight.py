@@ -53,6 +53,12 @@ def explain(client: ChatClient, exc: ModelError, role: str = "agent") -> str:
     """One line: which endpoint, what failed, and what to check."""
     where = getattr(client, "base_url", None) or "the provider's default endpoint"
     who = f"the {role} model {client.name} at {where}"
+    hint = fix_for(exc)
+    return f"{who} cannot serve this run: {exc}" + (f" — {hint}" if hint else "")
+
+
+def fix_for(exc: ModelError) -> str:
+    """What to check when an endpoint fails this way ('' when there is nothing to say)."""
     hint = {
         "connection": "is the server running and the --base-url right (scheme, host, port, /v1)?",
         "timeout": "the endpoint did not answer in time; raise --request-timeout if it is slow to start",
@@ -66,4 +72,4 @@ def explain(client: ChatClient, exc: ModelError, role: str = "agent") -> str:
     }.get(exc.category or "", "")
     if exc.status_code == 404:
         hint = "no such model or path: check --model and that --base-url ends where the API is (e.g. /v1)"
-    return f"{who} cannot serve this run: {exc}" + (f" — {hint}" if hint else "")
+    return hint

@@ -286,10 +286,11 @@ async def call_endpoint(
     owner: Any, sdk: Any, send: Callable[[], Awaitable[Any]], parse: Callable[[Any], ChatResponse]
 ) -> ChatResponse:
     """One chat call of an HTTP client under the shared policy: retries, the endpoint's concurrency
-    limit, latency of the successful attempt, and cost from the pricing table.
+    limit, latency of the successful attempt, and cost (the price database's, or the client's
+    ``price_override``).
 
     ``owner`` is the client (``provider``, ``base_url``, ``model``, ``name``, ``retry``, ``max_concurrency``,
-    ``scope``);
+    ``scope``, optionally ``price_override``);
     ``sdk`` the provider SDK module whose exceptions are classified; ``send`` makes the request and ``parse``
     turns its answer into a :class:`ChatResponse`.
     """
@@ -306,7 +307,8 @@ async def call_endpoint(
                                             limiter=limiter, label=owner.name)
     resp.attempts = attempts
     if resp.usage_detail is not None:
-        resp.cost_usd = cost_usd(owner.name, resp.usage_detail)
+        override = getattr(owner, "price_override", None)
+        resp.cost_usd = cost_usd(owner.name, resp.usage_detail, base_url=owner.base_url, override=override)
         if resp.cost_usd is None and resp.model and resp.model != owner.model:
-            resp.cost_usd = cost_usd(f"{owner.provider}:{resp.model}", resp.usage_detail)
+            resp.cost_usd = cost_usd(f"{owner.provider}:{resp.model}", resp.usage_detail, base_url=owner.base_url)
     return resp

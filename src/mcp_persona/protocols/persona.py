@@ -154,6 +154,7 @@ class PersonaProtocol(Protocol):
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
+            "failure_archetypes": failure_archetypes(records, by_id),
             "episodes": rows,
         }
 
@@ -275,6 +276,65 @@ def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> d
             assert r.score is not None
             found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score))
     return count_failure_modes(found)
+
+
+ARCHETYPES = ("under_exploration", "skipped_dependent_step", "over_long_context", "unclassified")
+# Tool output an agent read in one episode past which the paper's "over long context" applies: ~15k tokens,
+# several times what the gold chains of the suite return (at most ~46 KB, the digest of five notes).
+LONG_CONTEXT_CHARS = 60_000
+
+
+def archetypes_of(task: Task, record: EpisodeRecord) -> list[str]:
+    """Which of the paper's failure archetypes (its section 4.6) a failed episode shows, from its calls alone:
+
+    * ``under_exploration``: it never touched a server the gold chain needs, or wrote to one the gold chain
+      never writes to (the paper's message sent on the wrong platform to a guessed recipient);
+    * ``skipped_dependent_step``: it made a gold write without a read the gold chain makes before it on that
+      server (the paper's user id never resolved from the phone number);
+    * ``over_long_context``: the tool output it read passed ``LONG_CONTEXT_CHARS``.
+    An episode may show several; one that shows none is ``unclassified``."""
+    calls = [c for c in record.trajectory.tool_calls if c.server is not None]
+    made = {(c.server, c.tool) for c in calls}
+    found: list[str] = []
+    gold_servers = {c.server for c in task.gold_calls}
+    gold_writers = {c.server for c in task.gold_calls if _writes(c.server, c.tool)}
+    wrote = {c.server for c in calls if _writes(c.server, c.tool) and not c.is_error}
+    if gold_servers - {c.server for c in calls} or wrote - gold_writers:
+        found.append("under_exploration")
+    reads_before: set[tuple[str, str]] = set()
+    for step in task.gold:
+        for call in step.calls:
+            if _writes(call.server, call.tool) and (call.server, call.tool) in made and any(
+                    (s, t) not in made for s, t in reads_before if s == call.server):
+                found.append("skipped_dependent_step")
+                break
+        else:
+            reads_before |= {(c.server, c.tool) for c in step.calls if not _writes(c.server, c.tool)}
+            continue
+        break
+    if sum(len(c.result) for c in record.trajectory.tool_calls) > LONG_CONTEXT_CHARS:
+        found.append("over_long_context")
+    return found or ["unclassified"]
+
+
+def _writes(server: str, tool: str) -> bool:
+    """Whether the tool changes its server's state (a server or tool this platform does not know: no)."""
+    from mcp_persona.apps import get_app
+
+    try:
+        return get_app(server).mutates(tool)
+    except KeyError:
+        return False
+
+
+def failure_archetypes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
+    """How many failed episodes (not a strict pass) show each archetype of :func:`archetypes_of`."""
+    counts = dict.fromkeys(ARCHETYPES, 0)
+    for r in records:
+        if r.status == "ok" and r.score is not None and not r.score.get("strict"):
+            for kind in archetypes_of(tasks[r.task_id], r):
+                counts[kind] += 1
+    return counts
 
 
 PROTOCOL = PersonaProtocol()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD
+from mcp_persona.store import read_form
 
 if TYPE_CHECKING:
     from mcp_persona.protocols import Protocol
@@ -169,6 +170,11 @@ class Run:
         return self.path.name
 
     @property
+    def published(self) -> dict[str, Any] | None:
+        """What a peer published for an imported run (``mcp-persona import mcpagentbench-results``), else None."""
+        return self.summary.get("published")
+
+    @property
     def metrics(self) -> dict[str, Any]:
         return self.summary.get("metrics") or {}
 
@@ -238,7 +244,23 @@ class Run:
             "avg_elapsed_s": sum(e.elapsed_s for e in eps) / n,
             "total_elapsed_s": sum(e.elapsed_s for e in eps),
             "pass_k": self.summary.get("pass_k"),
-        }
+        } | self._published_usage()
+
+    def _published_usage(self) -> dict[str, Any]:
+        """A published run's episodes are a replay: its tokens and time are the peer's (released only as totals,
+        averaged here over the peer's tasks), its cost unknown."""
+        reported = (self.published or {}).get("reported")
+        if not reported:
+            return {}
+        n, eps = reported.get("n_tasks") or 0, len(self.episodes)
+
+        def per_task(key: str) -> float | None:
+            return reported[key] / n if n and isinstance(reported.get(key), int | float) else None
+
+        tin, tout, time_s = per_task("input_tokens"), per_task("output_tokens"), per_task("time_s")
+        return {"avg_input_tokens": tin, "avg_output_tokens": tout, "cost_usd": None, "cost_partial": False,
+                "total_tokens": (tin or 0) * eps + (tout or 0) * eps, "avg_elapsed_s": time_s,
+                "total_elapsed_s": None if time_s is None else time_s * eps}
 
 
 def _settings(config: dict[str, Any]) -> list[str]:
@@ -294,7 +316,7 @@ def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]
     records = []
     for (text,) in rows:
         try:
-            records.append(json.loads(text))
+            records.append(read_form(json.loads(text)))  # the final answer where the store keeps it
         except json.JSONDecodeError as exc:
             raise RunLoadError(f"{path}: an episode record is not valid JSON: {exc.msg}") from exc
     return config, records
@@ -358,7 +380,7 @@ def load_run(path: Path | str, *, suite: str | None = None) -> Run:
     for rec in records:
         key = (rec.get("task_id", "?"), int(rec.get("epoch") or 0))
         s = scored.get(key)
-        if s is not None:
+        if s is not None and "acc" in s:  # (a summary row without acc: the record's own score below)
             acc, exec_acc = float(s.get("acc") or 0.0), s.get("exec_acc")
         elif rec.get("status") == "ok" and rec.get("score"):
             acc, exec_acc = float(rec["score"].get("acc") or 0.0), rec["score"].get("exec_acc")
@@ -368,6 +390,11 @@ def load_run(path: Path | str, *, suite: str | None = None) -> Run:
             acc, exec_acc = 0.0, 0.0 if has_ops else None
         episodes.append(Episode(key[0], key[1], rec.get("category") or "?", rec.get("status") or "?",
                                 acc, exec_acc, rec))
+    if summary.get("published"):
+        pub = summary["published"]
+        notes.append(f"published run ({pub.get('source')}), replayed here, not run: its tokens and time are the "
+                     f"peer's averages over its {pub.get('reported', {}).get('n_tasks')} tasks; "
+                     f"{len(pub.get('not_imported') or [])} of its tasks not imported")
     if summary.get("episodes") is not None and len(scored) != len(episodes):
         notes.append(f"summary.json lists {len(scored)} episodes, the store holds {len(episodes)}")
     if not summary:

@@ -216,6 +216,33 @@ def failure_modes(counts: Mapping[str, Mapping[str, int]]) -> Figure:
     return fig
 
 
+def tsr_ars(runs: Sequence[Run]) -> Figure:
+    """LiveMCP-101's Fig. 4a: each run's task success rate against its average result score, coloured by its
+    average trajectory score (grey where no judge scored trajectories)."""
+    fig = _fig(6.5, 4.5)
+    ax = fig.add_subplot()
+    from matplotlib import colormaps
+
+    cmap = colormaps["viridis"]
+    for r in runs:
+        m = r.metrics
+        tsr, ars, ats = 100 * (m.get("tsr") or 0.0), 100 * (m.get("ars") or 0.0), m.get("ats")
+        ax.scatter([tsr], [ars], s=70, color=cmap(ats) if ats is not None else "#9ca3af", edgecolor="black",
+                   zorder=3)
+        ax.annotate(_short(r.label, 22), (tsr, ars), textcoords="offset points", xytext=(6, 4), fontsize=8)
+    ax.set_xlim(-3, 103)
+    ax.set_ylim(-3, 103)
+    ax.set_xlabel("TSR (%)")
+    ax.set_ylabel("ARS (%)")
+    ax.grid(alpha=0.3)
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    fig.colorbar(ScalarMappable(Normalize(0, 1), cmap), ax=ax, label="ATS (grey: not judged)")
+    ax.set_title("TSR vs ARS, coloured by ATS")
+    return fig
+
+
 def save(fig: Figure, out_dir: Path, stem: str, formats: Iterable[str] = FORMATS) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -238,6 +265,9 @@ def figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]]
         "tool_calls": tool_calls(runs),
         "categories": categories(runs),
     }
+    scored = [r for r in runs if "tsr" in r.metrics and "ars" in r.metrics]
+    if scored:  # LiveMCP-101 runs
+        out["tsr_ars"] = tsr_ars(scored)
     if failure_counts:
         out["failure_modes"] = failure_modes(failure_counts)
     return out

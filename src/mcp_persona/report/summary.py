@@ -26,7 +26,61 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
     summary = get_protocol(config.protocol).summarize(config, tasks, records)
     summary["n_scored"] = sum(1 for r in records if r.status == "ok")
     summary["errors"] = error_classes(records)
+    summary["cost"] = cost_summary(config, records)
     return summary
+
+
+def episode_cost(record: EpisodeRecord) -> float | None:
+    """What an episode's model calls cost, the agent's and the judge's; None when one of them is unpriced
+    (never a partial sum passed as whole). No call costs nothing."""
+    agent = record.trajectory.cost_usd if record.trajectory.model_calls else 0.0
+    judge = [v.get("cost_usd") for v in judge_verdicts(record) if _spent_tokens(v)]
+    if agent is None or any(c is None for c in judge):
+        return None
+    return agent + sum(c for c in judge if c is not None)
+
+
+def judge_verdicts(record: EpisodeRecord) -> list[dict[str, Any]]:
+    """Every judge verdict of an episode: its scores' and its failure diagnosis'."""
+    diagnosis = (record.failure or {}).get("verdict")
+    return [*record.verdicts, *([diagnosis] if isinstance(diagnosis, dict) else [])]
+
+
+def _spent_tokens(verdict: dict[str, Any]) -> bool:
+    usage = verdict.get("usage") or {}
+    return bool(usage.get("input_tokens") or usage.get("output_tokens"))
+
+
+def cost_summary(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+    """The run's cost in all and per task (mean over a task's trials), where its prices came from, and why a
+    cost is unknown (null) when it is."""
+    from mcp_persona.llm.pricing import unpriced_reason
+
+    by_task: dict[str, list[float | None]] = {}
+    for r in records:
+        by_task.setdefault(r.task_id, []).append(episode_cost(r))
+    costs = [c for cs in by_task.values() for c in cs]
+    known = bool(costs) and all(c is not None for c in costs)
+    total = sum(c for c in costs if c is not None) if known else None
+    why: list[str] = []
+    if costs and not known:
+        flags = config.flags or {}
+        agent_unpriced = any(r.trajectory.model_calls and r.trajectory.cost_usd is None for r in records)
+        judge_unpriced = any(_spent_tokens(v) and v.get("cost_usd") is None for r in records for v in judge_verdicts(r))
+        for unpriced, model, base_url in ((agent_unpriced, config.model, flags.get("base_url")),
+                                          (judge_unpriced, config.judge, flags.get("judge_base_url"))):
+            if unpriced:
+                why.append(unpriced_reason(model, base_url=base_url) or (
+                    f"some calls of {model} have no price (cached tokens, and no cached-input price); "
+                    "pass --price-in/--price-out"))
+    return {
+        "usd": total,
+        "per_task_usd": total / len(by_task) if total is not None and by_task else None,
+        "by_task_usd": {task: (sum(c for c in cs if c is not None) / len(cs)) if None not in cs else None
+                        for task, cs in by_task.items()},
+        "pricing": config.pricing,
+        "unknown_because": why,
+    }
 
 
 def error_class(record: EpisodeRecord) -> str:

@@ -106,6 +106,10 @@ def _load_file(path: Path) -> list[Task]:
         raise TaskFileError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise TaskFileError(f"{path}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+    except RecursionError:
+        raise TaskFileError(f"{path}: JSON nested too deeply to be a task file") from None
+    except OSError as exc:
+        raise TaskFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     items = raw if isinstance(raw, list) else [raw]
     try:
         return _TASKS.validate_python(items)

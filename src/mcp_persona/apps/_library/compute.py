@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from mcp_persona.apps._normalize import same_name
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 Args = dict[str, Any]
@@ -86,15 +87,22 @@ def stay_quote(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 def round_trip_fares(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     if args.get("type") == "round_trip" and not args.get("return_date"):
         raise ToolFailure("return_date is required for a round_trip search", kind="missing")
+    if args.get("type") != "round_trip" and args.get("return_date"):
+        raise ToolFailure("return_date is only for a round_trip search; leave it out of a one_way search",
+                          kind="conflict")
+    if args.get("return_date"):
+        _span(args, "departure_date", "return_date")  # a real date, after the departure
     legs = 2 if args.get("type") == "round_trip" else 1
-    return {"fares": [{"flight_id": f["flight_id"], "total_fare": f["fare"] * legs}
-                      for f in refs["__result__"]["results"]]}
+    out: dict[str, Any] = {"fares": [{"flight_id": f["flight_id"], "total_fare": f["fare"] * legs}
+                                     for f in refs["__result__"]["results"]]}
+    if args.get("return_date"):
+        out["return_date"] = args["return_date"]
+    return out
 
 
 def _place(env: AppEnv, address: str, field: str) -> dict[str, Any]:
-    folded = " ".join(address.casefold().split())
     for p in _table(env, "places"):
-        if folded in (p["address"].casefold(), p["name"].casefold()):
+        if same_name(address, p["address"]) or same_name(address, p["name"]):
             return p
     raise ToolFailure(f"{field}: address {address!r} not found", kind="not_found")
 
@@ -151,11 +159,12 @@ def countdown(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 # -- food and health -----------------------------------------------------------------------------------------
 @register
 def nutrition_totals(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    known = {i["name"].casefold(): i for i in _table(env, "ingredients")}
-    missing = [x for x in args["ingredient_list"] if x.casefold() not in known]
+    known = _table(env, "ingredients")
+    found = {x: next((i for i in known if same_name(x, i["name"])), None) for x in args["ingredient_list"]}
+    missing = [x for x, row in found.items() if row is None]
     if missing:
         raise ToolFailure(f"ingredient_list: unknown ingredients {missing}", kind="not_found")
-    rows = [known[x.casefold()] for x in args["ingredient_list"]]
+    rows = [found[x] for x in args["ingredient_list"]]
     totals = {k: round(sum(r[k] for r in rows), 1) for k in ("kcal", "protein_g", "fat_g", "carbs_g")}
     return {"per_ingredient": rows, "totals_per_100g_each": totals}
 
@@ -182,7 +191,7 @@ def adme_profile(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 @register
 def similar_tracks(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     songs = _table(env, "songs")
-    seeds = [s for s in songs if s["title"].casefold() in {m.casefold() for m in args["music_name"]}]
+    seeds = [s for s in songs if any(same_name(m, s["title"]) for m in args["music_name"])]
     if not seeds:
         raise ToolFailure(f"music_name: none of {args['music_name']} is in the catalogue", kind="not_found")
     genres = {s["genre"] for s in seeds}
@@ -323,13 +332,25 @@ def port_scan(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
         if not 0 < first <= last <= 65535:
             raise ToolFailure(f"ports: {part.strip()!r} is not a port range within 1-65535", kind="range")
         wanted.update(range(first, last + 1))
-    return {"host": host["host"], "open_ports": [p for p in host["open_ports"] if p["port"] in wanted]}
+    scan = nmap_flags(args.get("arguments", ""))
+    ports = [p for p in host["open_ports"] if p["port"] in wanted]
+    if scan["scan_type"] == "udp":
+        ports = []  # the hosts' listed services are all TCP
+    if not scan["version_detection"]:  # without -sV nmap names a port's usual service, marked as a guess
+        ports = [{"port": p["port"], "state": "open", "service": f"{p['service']}?"} for p in ports]
+    return {"host": host["host"], **scan, "open_ports": ports}
 
 
 @register
 def secret_view(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     secret = refs["secret_name"]
-    reveal = not args["mask_sensitive"] and args["confirm_unmask"] == "yes"
+    if args["mask_sensitive"] and args["confirm_unmask"] == "yes":
+        raise ToolFailure("confirm_unmask 'yes' asks to unmask, but mask_sensitive is true: set mask_sensitive to "
+                          "false to see the value, or confirm_unmask to 'no'", kind="conflict")
+    if not args["mask_sensitive"] and args["confirm_unmask"] != "yes":
+        raise ToolFailure("unmasking a secret needs confirm_unmask 'yes' (or keep mask_sensitive true)",
+                          kind="permission")
+    reveal = not args["mask_sensitive"]
     value = secret["value"] if reveal else secret["value"][:3] + "*" * (len(secret["value"]) - 3)
     return {"name": secret["name"], "value": value, "masked": not reveal, "rotated_at": secret["rotated_at"]}
 
@@ -343,7 +364,7 @@ def movement(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 @register
 def zone_alerts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     severity = args.get("severity", "all")
-    found = [a for a in _table(env, "alerts") if a["zone"].casefold() == args["zone"].casefold()
+    found = [a for a in _table(env, "alerts") if same_name(a["zone"], args["zone"])
              and severity in ("all", a["severity"])]
     return {"zone": args["zone"], "severity": severity, "alerts": sorted(found, key=lambda a: a["date"], reverse=True)}
 
@@ -368,7 +389,9 @@ def best_price(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def launch_posts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    found = [p for p in _table(env, "posts") if p["topic"].casefold() == args["topic"].casefold()
+    _date(args["posted_after"], "posted_after")
+    _date(args["posted_before"], "posted_before")
+    found = [p for p in _table(env, "posts") if same_name(p["topic"], args["topic"])
              and (args["featured"] == "false" or p["featured"] == "true")
              and args["posted_after"] <= p["posted"] <= args["posted_before"]]
     found.sort(key=lambda p: -p["votes"] if args["order"] == "votes" else p["posted"], reverse=args["order"] != "votes")
@@ -409,10 +432,10 @@ def company_peers(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def company_facts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    known = {c["company"].casefold(): c for c in _table(env, "companies")}
+    known = _table(env, "companies")
     out = []
     for name in args["companies"]:
-        c = known.get(name.casefold())
+        c = next((k for k in known if same_name(name, k["company"])), None)
         if c is None:
             raise ToolFailure(f"companies: no data on {name!r}", kind="not_found")
         unknown = [f for f in args["fields"] if f not in c]
@@ -425,10 +448,12 @@ def company_facts(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def granules(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    _date(args["start_date"], "start_date")
+    _date(args["end_date"], "end_date")
     coords = args["coordinates"]
     if len(coords) != 2:
         raise ToolFailure("coordinates must be [latitude, longitude]", kind="range")
-    found = [p for p in _table(env, "data_products") if p["data_type"].casefold() == args["data_type"].casefold()
+    found = [p for p in _table(env, "data_products") if same_name(p["data_type"], args["data_type"])
              and abs(p["lat"] - coords[0]) < 0.5 and abs(p["lng"] - coords[1]) < 0.5
              and p["start"] <= args["end_date"] and p["end"] >= args["start_date"]]
     return {"granules": [p["granule"] for p in found], "count": len(found)}
@@ -439,3 +464,139 @@ def new_scene(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     objects = [{"name": str(k), "type": str(v)} for k, v in args["objects"].items()]
     scene = {"scene_name": args["scene_name"], "gravity": args["gravity"], "floor": args["floor"], "objects": objects}
     return env.tree.create("scenes", scene)
+
+
+# -- modifiers the real tools honour ---------------------------------------------------------------------
+# Each argument a tool accepts changes its answer or is refused with a message: a ruleset selects rules,
+# a format shapes the output, a data source or market changes the quote, a flag changes the scan.
+SEMGREP_RULESETS: dict[str, frozenset[str] | None] = {
+    "auto": None, "p/default": None, "p/ci": None, "p/security-audit": None,  # None: every rule
+    "p/owasp-top-ten": frozenset({"sql-injection", "hardcoded-secret", "path-traversal"}),
+    "p/secrets": frozenset({"hardcoded-secret"}),
+    "p/sql-injection": frozenset({"sql-injection"}),
+    "p/golang": frozenset({"unchecked-error"}),
+    "p/python": frozenset({"sql-injection", "hardcoded-secret", "broad-except"}),
+    "p/javascript": frozenset({"path-traversal"}),
+}
+_SARIF_LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note", "info": "note"}
+
+
+@register
+def sast_scan(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """Findings of ``ruleset`` on the file, in ``output_format``; the config file must be a YAML or JSON
+    Semgrep config (its rules are the ruleset's: the simulated scanner has no others)."""
+    ruleset = args["ruleset"].strip()
+    if ruleset not in SEMGREP_RULESETS:
+        raise ToolFailure(f"ruleset: unknown ruleset {ruleset!r} (known: {', '.join(sorted(SEMGREP_RULESETS))})",
+                          kind="range")
+    config = args["config_file"].strip()
+    if not config.endswith((".yml", ".yaml", ".json")):
+        raise ToolFailure(f"config_file: {config!r} is not a Semgrep config (a .yml, .yaml or .json file)",
+                          kind="range")
+    rules = SEMGREP_RULESETS[ruleset]
+    found = [i for i in refs["path"]["issues"] if rules is None or i["rule"] in rules]
+    path = refs["path"]["path"]
+    fmt = args["output_format"]
+    if fmt == "sarif":
+        results = [{"ruleId": i["rule"], "level": _SARIF_LEVEL.get(i["severity"], "warning"),
+                    "properties": {"severity": i["severity"]},
+                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": path},
+                                                        "region": {"startLine": i["line"]}}}]} for i in found]
+        return {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "semgrep", "ruleset": ruleset,
+                                                                  "config": config}}, "results": results}]}
+    if fmt == "text":
+        lines = [f"{path}:{i['line']}: {i['severity']}: {i['rule']}" for i in found]
+        return {"path": path, "ruleset": ruleset, "config": config,
+                "text": "\n".join(lines) or f"{path}: no findings"}
+    return {"path": path, "ruleset": ruleset, "config": config, "issues": found}
+
+
+IEX_VOLUME_SHARE = 0.025  # IEX's own trades are a few percent of the consolidated (SIP) volume
+_QUOTE_FIELDS = ("price", "change_pct", "volume")
+
+
+@register
+def live_quotes(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """Quotes for the symbols from ``source`` (``sip``: every exchange's volume; ``iex``: IEX's own trades
+    only), restricted to ``fields`` and to a ``market`` (a country code such as US or an exchange)."""
+    fields = args.get("fields") or list(_QUOTE_FIELDS)
+    unknown = [f for f in fields if f not in _QUOTE_FIELDS]
+    if unknown:
+        raise ToolFailure(f"fields: unknown fields {unknown} (known: {', '.join(_QUOTE_FIELDS)})", kind="range")
+    stocks = _table(env, "stocks")
+    market = args.get("market")
+    out = []
+    for symbol in args["symbols"]:
+        s = next((r for r in stocks if same_name(symbol, r["ticker"])), None)
+        if s is None:
+            known = ", ".join(r["ticker"] for r in stocks)
+            raise ToolFailure(f"symbols: no stocks record with ticker {symbol!r} (known: {known})", kind="not_found")
+        if market is not None and not _on_market(s, market):
+            raise ToolFailure(f"symbols: {s['ticker']} does not trade on market {market!r} (it trades on "
+                              f"{s['exchange']})", kind="conflict")
+        quote = {"price": s["price"], "change_pct": s["change_pct"], "volume": s["volume"]}
+        if args["source"] == "iex":
+            quote["volume"] = round(s["volume"] * IEX_VOLUME_SHARE)
+        out.append({"ticker": s["ticker"], **{f: quote[f] for f in fields}})
+    return {"source": args["source"], "results": out}
+
+
+_US_EXCHANGES = {"NASDAQ", "NYSE", "AMEX", "ARCA"}
+_COUNTRY_EXCHANGES = {"US": _US_EXCHANGES, "JP": {"TSE"}}
+
+
+def _on_market(stock: dict[str, Any], market: str) -> bool:
+    m = market.strip().upper()
+    return stock["exchange"].upper() == m or stock["exchange"].upper() in _COUNTRY_EXCHANGES.get(m, set())
+
+
+@register
+def api_base_url(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """The request goes to ``url``: it must be the API's base URL (or that URL with the endpoint)."""
+    api = next((a for a in _table(env, "apis") if same_name(a["name"], args["apiName"])), None)
+    if api is None:
+        return {}
+    url = args["url"].strip().rstrip("/").casefold()
+    base = api["base_url"].rstrip("/").casefold()
+    if url not in (base, base + args["endpoint"].rstrip("/").casefold()):
+        raise ToolFailure(f"url: {args['url']!r} is not the base URL of {api['name']} ({api['base_url']})",
+                          kind="conflict")
+    return {"url": api["base_url"].rstrip("/") + args["endpoint"]}
+
+
+_NMAP_TIMING = {f"-T{i}": name for i, name in enumerate(("paranoid", "sneaky", "polite", "normal", "aggressive",
+                                                          "insane"))}
+_NMAP_SCAN = {"-sS": "syn", "-sT": "connect", "-sU": "udp"}
+_NMAP_FLAGS = {"-sV", "-Pn", "-n", "-v", "--open", *_NMAP_TIMING, *_NMAP_SCAN}
+
+
+def nmap_flags(text: str) -> dict[str, Any]:
+    """The scan a flag string asks for: scan type, timing, version detection; unsupported flags refused."""
+    flags = text.split()
+    bad = [f for f in flags if f not in _NMAP_FLAGS]
+    if bad:
+        raise ToolFailure(f"arguments: unsupported nmap flags {bad} (supported: {', '.join(sorted(_NMAP_FLAGS))})",
+                          kind="range")
+    scan = next((_NMAP_SCAN[f] for f in flags if f in _NMAP_SCAN), "syn")
+    timing = next((_NMAP_TIMING[f] for f in flags if f in _NMAP_TIMING), "normal")
+    return {"scan_type": scan, "timing": timing, "version_detection": "-sV" in flags}
+
+
+@register
+def wolfram_answer(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """``format`` shapes the answer (``image``: a rendered pod per result instead of text); a ``location``
+    is the assumption the engine states it used, as Wolfram|Alpha's answers do."""
+    out: dict[str, Any] = {"format": args.get("format", "plaintext")}
+    if out["format"] == "image":
+        out["results"] = [{"fact_id": r["fact_id"], "topic": r["topic"],
+                           "image": f"https://www.wolframalpha.com/pod/{r['fact_id']}.gif"}
+                          for r in refs["__result__"]["results"]]
+    if args.get("location"):
+        out["assumptions"] = {"location": args["location"]}
+    return out
+
+
+@register
+def conversation_turn(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """The conversation a search belongs to, so that a follow-up can name it (default: a new one, 0)."""
+    return {"conversation_id": args.get("conversation_id", 0)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import cached_property
 from importlib import resources
 from typing import Annotated, Any
@@ -13,6 +14,7 @@ from pydantic import Field
 
 from mcp_persona.apps._library import compute
 from mcp_persona.apps._library.spec import LibraryFile, Match, ParamSpec, ToolDef
+from mcp_persona.apps._normalize import fold, is_identifier, matches_all, name_keys, same_name, terms
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
 from mcp_persona.context_tree import Hierarchy
 from mcp_persona.context_tree.hierarchy import EntityType
@@ -98,10 +100,6 @@ def _tool_function(tool: ToolDef, spec: LibraryFile) -> Any:
 
 
 # -- the operations ------------------------------------------------------------------------------------
-def fold(value: Any) -> str:
-    return " ".join(str(value).casefold().split())
-
-
 def matches(record: dict[str, Any], field: str, how: str, arg: Any) -> bool:
     value = record.get(field)
     if value is None:
@@ -114,16 +112,27 @@ def matches(record: dict[str, Any], field: str, how: str, arg: Any) -> bool:
         return v >= a if how == "gte" else v <= a
     if how in ("from", "to"):  # ISO dates and times order as text
         return str(value) >= str(arg) if how == "from" else str(value) <= str(arg)
-    wanted = [fold(a) for a in arg] if isinstance(arg, list) else [fold(arg)]
-    have = [fold(v) for v in value] if isinstance(value, list) else [fold(value)]
+    wanted = list(arg) if isinstance(arg, list) else [arg]
+    have = list(value) if isinstance(value, list) else [value]
     if how == "eq":
-        return all(w in have for w in wanted) if isinstance(arg, list) else wanted[0] in have
+        return all(any(same_name(w, h) for h in have) for w in wanted)
     if how == "any":
-        return any(w in have for w in wanted)
+        return any(same_name(w, h) for w in wanted for h in have)
     if how == "contains":
-        return all(any(w in h for h in have) for w in wanted)
-    text = " ".join(have)  # words
-    return all(word in text for w in wanted for word in w.split())
+        return all(any(_contains(h, w) for h in have) for w in wanted)
+    # words: every word of the argument in the field, in any order, singular or plural
+    text = " ".join(fold(h) for h in have)
+    return all(all(word in text for word in fold(w).split()) or matches_all(str(w), have) for w in wanted)
+
+
+def _contains(field: Any, arg: Any) -> bool:
+    """The argument inside the field: as text, or (for a name) every word of one of its forms."""
+    if fold(arg) in fold(field):
+        return True
+    if is_identifier(arg):
+        return False
+    have = set(terms(str(field)))
+    return any(set(terms(form)) <= have for form in name_keys(str(arg)))
 
 
 def table(env: AppEnv, name: str) -> dict[str, dict[str, Any]]:
@@ -164,7 +173,19 @@ def new_id(env: AppEnv, spec: LibraryFile, table_name: str, args: dict[str, Any]
     return f"{spec.tables[table_name].id_prefix}-{digits}"
 
 
+def _check_bounds(tool: ToolDef, args: dict[str, Any]) -> None:
+    """A date or time bound (``from`` / ``to``) must be an ISO date or time: text would compare as text."""
+    for param, m in tool.match.items():
+        if m.how in ("from", "to") and param in args and not _ISO.match(str(args[param]).strip()):
+            raise ToolFailure(f"{param}: {args[param]!r} is not a date (YYYY-MM-DD) or time (YYYY-MM-DDTHH:MM)",
+                              kind="type")
+
+
+_ISO = re.compile(r"^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?)?$|^\d{2}:\d{2}$")
+
+
 def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any]) -> Any:
+    _check_bounds(tool, args)
     refs = {p: _one(env, tool, c.table, p, Match(field=c.field), args[p])
             for p, c in tool.checks.items() if p in args}
     result: Any

@@ -8,11 +8,12 @@ lookups: case- and space-insensitive names, word search, dates, and the task clo
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from mcp_persona.apps._normalize import matches_all, same_name, term_hits
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
@@ -46,22 +47,15 @@ def words(text: str) -> list[str]:
 
 
 def matches(query: str, *fields: Any) -> bool:
-    """Every word of ``query`` occurs in one of ``fields`` (strings or lists of strings)."""
-    hay: list[str] = []
-    for f in fields:
-        if isinstance(f, str):
-            hay.append(f.lower())
-        elif isinstance(f, Iterable):
-            hay.extend(str(x).lower() for x in f)
-    text = " ".join(hay)
-    wanted = words(query)
-    return bool(wanted) and all(w in text for w in wanted)
+    """Every word of ``query`` occurs in one of ``fields`` (strings or lists of strings), in any order,
+    singular or plural, stop-words aside (:func:`mcp_persona.apps._normalize.matches_all`)."""
+    return matches_all(query, *fields)
 
 
 def score(query: str, *fields: Any) -> int:
-    """How many words of ``query`` occur in ``fields``: a simple relevance for ranking partial hits."""
-    text = " ".join(str(f).lower() if isinstance(f, str) else " ".join(map(str, f)).lower() for f in fields)
-    return sum(1 for w in set(words(query)) if w in text)
+    """How many words of ``query`` occur in ``fields``: a simple relevance for ranking partial hits
+    (:func:`mcp_persona.apps._normalize.term_hits`: stop-words such as "in" do not count)."""
+    return term_hits(query, *fields)
 
 
 def collection(env: AppEnv, name: str) -> dict[str, Any]:
@@ -75,6 +69,9 @@ def lookup(items: dict[str, Any], key: str, what: str, *, by: Sequence[str] = ()
     probe = squash(key)
     for item in items.values():
         if any(isinstance(item.get(f), str) and squash(item[f]) == probe for f in by):
+            return item
+    for item in items.values():  # a redirect: "Mt. Fuji" to "Mount Fuji", "NYC" to "New York"
+        if any(isinstance(item.get(f), str) and same_name(key.replace("_", " "), item[f]) for f in by):
             return item
     raise ToolFailure(f"{what} '{key}' not found", kind="not_found")
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from mcp_persona.apps._live import JsonApp, collection, fail, parse_day, squash, today
+from mcp_persona.apps._normalize import same_place
 from mcp_persona.apps.base import AppEnv, ToolFailure
 from mcp_persona.apps.paging import page
 
@@ -63,12 +64,23 @@ def _price(listing: dict[str, Any], stay: tuple[date, date] | None) -> dict[str,
 def _city_of(env: AppEnv, location: str) -> list[dict[str, Any]]:
     probe = squash(location.split(",")[0])
     hits = [lst for lst in collection(env, "listings").values()
-            if probe in (squash(lst["city"]), squash(lst["neighbourhood"])) or probe == squash(lst["location"])]
+            if probe in (squash(lst["city"]), squash(lst["neighbourhood"])) or probe == squash(lst["location"])
+            or same_place(location, lst["city"], lst["location"].split(", ")[-1])]
     if not hits:
         cities = sorted({lst["location"].split(", ")[1] for lst in collection(env, "listings").values()})
         raise ToolFailure(f"No listings found for location '{location}' (covered: {', '.join(cities)})",
                           kind="not_found")
     return hits
+
+
+def _guest_query(adults: int, children: int, infants: int, pets: int, stay: tuple[date, date] | None) -> str:
+    """The guests (and dates) as the real server puts them in the Airbnb link it returns: infants do not
+    count toward a listing's guest limit, but the booking carries them."""
+    parts = [f"adults={adults}"] + [f"{k}={v}" for k, v in (("children", children), ("infants", infants),
+                                                             ("pets", pets)) if v]
+    if stay is not None:
+        parts += [f"check_in={stay[0].isoformat()}", f"check_out={stay[1].isoformat()}"]
+    return "&".join(parts)
 
 
 @APP.tool()
@@ -93,7 +105,8 @@ def airbnb_search(env: AppEnv,
                 "location": lst["location"], "avgRating": lst["rating"], "reviewsCount": lst["reviews"],
                 "isSuperhost": lst["superhost"], "maxGuests": lst["max_guests"], "bedrooms": lst["bedrooms"],
                 "price": _price(lst, stay)} for lst in items]
-    return {"searchUrl": f"https://www.airbnb.com/s/{location.replace(' ', '-')}/homes?adults={adults}",
+    return {"searchUrl": f"https://www.airbnb.com/s/{location.replace(' ', '-')}/homes?"
+                         + _guest_query(adults, children, infants, pets, stay),
             "searchResults": results, "paginationInfo": {"totalCount": len(pool), "nextCursor": nxt}}
 
 
@@ -113,7 +126,8 @@ def airbnb_listing_details(env: AppEnv, id: str = Field(min_length=1, pattern=r"
     out = {k: listing[k] for k in ("id", "url", "name", "room_type", "location", "max_guests", "bedrooms", "beds",
                                    "bathrooms", "rating", "reviews", "superhost", "amenities", "host",
                                    "minimum_nights", "pets_allowed", "lat", "lng")}
-    out |= {"price": _price(listing, stay)}
+    out |= {"price": _price(listing, stay),
+            "listingUrl": f"{listing['url']}?{_guest_query(adults, children, infants, pets, stay)}"}
     if stay is not None:
         out["available"] = _fits(listing, stay, guests, pets)
     return out

@@ -188,8 +188,7 @@ def map_geocode(
     is_china: str = Field("true", description="查询地是否在中国大陆以外地区, 'true' or 'false' (default 'true')"),
 ) -> dict[str, Any]:
     """地理编码服务: 将地址解析为对应的位置坐标 (BD-09).地址结构越完整, 地址内容越准确, 解析的坐标精度越高."""
-    if is_china not in ("true", "false"):
-        raise _fail(f"input `is_china` invaild, please reinput `is_china` with `true` or `false` (got {is_china!r})")
+    _check_is_china(is_china)
     point, level, confidence = _geocode(env, address)
     return _ok(result={"location": _loc(point), "precise": 1 if level in ("门址", "商务大厦", "旅游景点") else 0,
                        "confidence": confidence, "comprehension": 100, "level": level})
@@ -241,8 +240,7 @@ def map_search_places(
     is_china: str = Field("true", description="检索地是否在中国大陆以外地区, 'true' or 'false'"),
 ) -> dict[str, Any]:
     """地点检索服务: 城市内检索 (region) 或圆形区域检索 (location + radius, nearest first)."""
-    if is_china not in ("true", "false"):
-        raise _fail(f"input `is_china` invaild, please reinput `is_china` with `true` or `false` (got {is_china!r})")
+    _check_is_china(is_china)
     kws = [k for k in (x.strip() for x in query.replace("，", ",").split(",")) if k]
     if not kws or len(kws) > 10:
         raise _fail("query must hold 1 to 10 keywords separated by ','")
@@ -350,6 +348,12 @@ def _transit(env: AppEnv, a: tuple[float, float], b: tuple[float, float]) -> dic
             "steps": steps}
 
 
+def _check_is_china(is_china: str) -> None:
+    """Baidu's own message for a value other than 'true' / 'false' (the dataset answers both the same)."""
+    if is_china not in ("true", "false"):
+        raise _fail(f"input `is_china` invaild, please reinput `is_china` with `true` or `false` (got {is_china!r})")
+
+
 @APP.tool()
 def map_directions(
     env: AppEnv,
@@ -359,6 +363,7 @@ def map_directions(
     is_china: str = Field("true", description="查询地是否在中国大陆以外地区, 'true' or 'false'"),
 ) -> dict[str, Any]:
     """路线规划服务: 根据起终点`位置名称`或`纬经度坐标`规划驾车、骑行、步行或公交出行路线."""
+    _check_is_china(is_china)
     a, b = _endpoint(env, origin, "origin"), _endpoint(env, destination, "destination")
     if _in_taiwan(a) != _in_taiwan(b):
         raise _fail("起终点之间无可达路线 (across the Taiwan Strait)", code=INTERNAL, kind="conflict")
@@ -422,6 +427,7 @@ def map_weather(
     is_china: str = Field("true", description="查询地是否在中国大陆以外地区, 'true' or 'false'"),
 ) -> dict[str, Any]:
     """天气查询服务: 通过行政区划或是经纬度坐标查询实时天气信息及未来5天天气预报."""
+    _check_is_china(is_china)
     name = None
     if location:
         try:

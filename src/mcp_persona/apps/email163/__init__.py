@@ -20,7 +20,8 @@ the hierarchy's ``ignore_changes``); the sent copy goes to 已发送 and mail to
 lands in INBOX; 163's folders have Chinese names (INBOX, 已发送, 草稿箱, 已删除, 垃圾邮件).
 
 Invented (the real server has none of these): ``search_emails {query, folder?, limit?}``
-(keywords plus Gmail-style operators, one folder at a time), ``mark_email_read {uid, read?}``,
+(keywords plus Gmail-style operators, one folder at a time; keywords match as text, like an IMAP
+SEARCH, with no stemming or place normalisation: strict as the mail server is), ``mark_email_read {uid, read?}``,
 ``delete_email {uid}`` (to 已删除, or expunged when already there) and ``move_email {uid,
 folder}``; the ``folder`` argument of get_recent_emails; the 🔖 status line in listings and
 the 📁 folder line of get_email_content. Simulator choices where the real server misbehaves:

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from mcp_persona.apps._geo.geo import haversine_m
 from mcp_persona.apps._live import JsonApp, collection, fail, matches, parse_day, today
+from mcp_persona.apps._normalize import same_place
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 APP = JsonApp(
@@ -100,5 +101,6 @@ def search_airports(env: AppEnv, query: str = Field(min_length=1, max_length=100
                     ) -> dict[str, Any]:
     """Airports whose code, name or city match the query."""
     hits = [a for a in collection(env, "airports").values()
-            if a["iata"].lower() == query.lower().strip() or matches(query, a["name"], a["city"].replace("_", " "))]
+            if a["iata"].lower() == query.lower().strip() or matches(query, a["name"], a["city"].replace("_", " "))
+            or same_place(query, a["city"].replace("_", " "))]
     return {"airports": hits}

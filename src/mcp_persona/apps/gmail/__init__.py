@@ -28,6 +28,10 @@ sent to oneself also lands in INBOX, unread. Reading a message (read_email, get_
 read: a read side effect kept as the message's ``unread`` flag and listed in the hierarchy's
 ``ignore_changes`` (views put UNREAD back into labelIds). Dates are RFC 5322 in the task
 clock's zone; internalDate is unix milliseconds as a string.
+
+Strict like the real service: search matches Gmail's words as written (case aside): "dashboards"
+does not find "dashboard"; the shared normalisation (:mod:`mcp_persona.apps._normalize`) is not
+applied here, and ids are exact.
 """
 
 from mcp_persona.apps.gmail.tools import APP

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_persona.apps._geo import routes
 from mcp_persona.apps._geo.geo import haversine_m
 from mcp_persona.apps._live import JsonApp, collection, fail, score, squash
+from mcp_persona.apps._normalize import same_place
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 APP = JsonApp(
@@ -62,7 +63,7 @@ def _resolve(env: AppEnv, text: str) -> tuple[str, float, float]:
         if probe in (squash(p["name"]), squash(p["formatted_address"])) or squash(p["name"]) in probe:
             return p["name"], p["lat"], p["lng"]
     for c in collection(env, "cities").values():
-        if probe in (squash(c["name"]), squash(f"{c['name']}, {c['country']}")):
+        if same_place(text, c["name"], c["country"]):
             return c["name"], c["lat"], c["lng"]
     raise ToolFailure(f"Geocoding failed: ZERO_RESULTS for '{text}'", kind="not_found")
 

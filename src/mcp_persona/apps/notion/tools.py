@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, create_model
 
+from mcp_persona.apps._normalize import matches_all
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
 from mcp_persona.apps.notion.markdown import to_markdown
 from mcp_persona.context_tree.ids import generate_id
@@ -1762,17 +1763,21 @@ def notion_search(
     format: Format = None,
 ) -> dict[str, Any] | str:
     """Search pages (database rows included) and databases by title in Notion. Every word of the query must
-    appear in the title (case-insensitive); without a query, everything is listed. Most recently edited first
-    unless sort says otherwise. Paged: when has_more is true, pass next_cursor back as start_cursor."""
+    appear in the title (case-insensitive, singular or plural); without a query, everything is listed. Most
+    recently edited first unless sort says otherwise. Paged: when has_more is true, pass next_cursor back as
+    start_cursor."""
     words = (query or "").lower().split()
+
+    def hit(title: str) -> bool:
+        return all(w in title.lower() for w in words) or (bool(words) and matches_all(query or "", title))
+
     found: list[dict[str, Any]] = []
     if filter is None or filter.value == "page":
-        found += [p for p in env.tree.list("pages")
-                  if not p.get("archived") and all(w in page_title(env, p).lower() for w in words)]
+        found += [p for p in env.tree.list("pages") if not p.get("archived") and hit(page_title(env, p))]
     dbs: set[str] = set()
     if filter is None or filter.value == "database":
         matched = [d for d in env.tree.list("databases")
-                   if not d.get("archived") and all(w in plain(d.get("title")).lower() for w in words)]
+                   if not d.get("archived") and hit(plain(d.get("title")))]
         found += matched
         dbs = {d["id"] for d in matched}
     ascending = sort is not None and sort.direction == "ascending"

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mcp_persona.apps._normalize import fold
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 from mcp_persona.context_tree import Segment
 
@@ -730,7 +731,8 @@ def obsidian_simple_search(
                                                                  "of a match (default 100)."),
 ) -> list[dict[str, Any]]:
     """Simple text search across every markdown note of the vault. Each word of the query must occur
-    (case-insensitive); returns the matching notes with the context around each match."""
+    (case-insensitive); returns the matching notes with the context around each match. Words match as
+    written, as Obsidian's simple search does: "dates" does not find "date"."""
     words = query.lower().split()
     if not words:
         raise ToolFailure("query must contain at least one non-space character", kind="range")
@@ -1007,11 +1009,12 @@ def obsidian_get_recent_changes(
 def obsidian_search_by_tag(
     env: AppEnv,
     tag: str = Field(min_length=1, description="Tag name without the leading '#', e.g. 'project' or "
-                                               "'work/tasks'. Matching is exact."),
+                                               "'work/tasks'. Case does not matter, as in Obsidian."),
     dirpath: str | None = Field(None, description="Optional directory to search in, relative to the vault root."),
 ) -> list[str]:
     """Finds the notes that carry a tag (frontmatter tags list or inline #tag; mentions of the word in
-    prose do not count). Hierarchical tags match exactly: 'work' does not match 'work/tasks'."""
+    prose do not count). Tags compare without regard to case, as Obsidian's own tag search does
+    ('Project' finds #project); hierarchical tags match whole: 'work' does not match 'work/tasks'."""
     if tag.startswith("#"):
         raise ToolFailure(f"pass the tag without the leading '#': use '{tag.lstrip('#')}'", kind="range")
     prefix = ""
@@ -1020,7 +1023,9 @@ def obsidian_search_by_tag(
         if folder in _notes(env):
             raise _rest_error(NOT_FOUND, f"dirpath '{folder}' is a file, not a directory", "conflict")
         prefix = folder + "/" if folder else ""
-    return [n["path"] for n in _markdown_notes(env) if n["path"].startswith(prefix) and tag in n.get("tags", [])]
+    wanted = fold(tag)
+    return [n["path"] for n in _markdown_notes(env)
+            if n["path"].startswith(prefix) and any(fold(t) == wanted for t in n.get("tags", []))]
 
 
 @APP.tool()

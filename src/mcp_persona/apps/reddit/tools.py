@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 
 from pydantic import Field
 
+from mcp_persona.apps._normalize import hits_per_term
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
 
 KINDS = {"t1": "comment", "t2": "account", "t3": "post", "t4": "message", "t5": "subreddit", "t6": "award"}
@@ -361,8 +362,9 @@ _OPERATOR = re.compile(r"^(subreddit|author|flair):(.+)$", re.IGNORECASE)
 def search_across_subreddits(
     env: AppEnv,
     search_query: str = Field(min_length=1, description="The search query. Every word must occur in the post title "
-                                                        "or text; operators subreddit:NAME, author:NAME and "
-                                                        "flair:TEXT narrow the search."),
+                                                        "or text (any case, singular or plural; words such as "
+                                                        "'the' or 'in' are ignored); operators subreddit:NAME, "
+                                                        "author:NAME and flair:TEXT narrow the search."),
     sort: Literal["relevance", "hot", "top", "new", "comments"] = Field("relevance", description=(
         "relevance (default), hot, top (highest score), new (newest first) or comments (most comments).")),
     limit: int = Field(5, ge=1, le=100, description="Maximum number of results (1-100, default 5)."),
@@ -392,10 +394,11 @@ def search_across_subreddits(
             continue
         if "flair" in filters and filters["flair"] not in (post.get("link_flair_text") or "").lower():
             continue
-        title, body = post["title"].lower(), post.get("selftext", "").lower()
-        if not all(w in title or w in body for w in words):
+        query = " ".join(words)
+        in_title, in_body = hits_per_term(query, post["title"]), hits_per_term(query, post.get("selftext", ""))
+        if not all(in_title[t] or in_body[t] for t in in_title):
             continue
-        hits.append((sum(2 * (w in title) + (w in body) for w in words), post))
+        hits.append((sum(2 * in_title[t] + in_body[t] for t in in_title), post))
     order = {
         "relevance": lambda h: (-h[0], -h[1]["score"], h[1]["id"]),
         "hot": lambda h: (-_hot(h[1]), h[1]["id"]),

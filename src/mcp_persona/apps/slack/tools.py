@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from mcp_persona.apps._normalize import matches_all
 from mcp_persona.apps.base import App, AppEnv, FailureKind, FieldViolation, ToolFailure
 from mcp_persona.apps.paging import page as cursor_page
 from mcp_persona.context_tree.ids import generate_id
@@ -694,7 +695,8 @@ def _score(msg: dict[str, Any], terms: list[str], filters: dict[str, Any], env: 
                     key == "on" and not span[0] <= sec < span[1]):
                 return None
     text = msg["text"].lower()
-    counts = [text.count(t) for t in terms]
+    # a word also matches its singular or plural, as Slack's search does; a quoted phrase matches as written
+    counts = [text.count(t) or int(" " not in t and matches_all(t, text)) for t in terms]
     if not all(counts):
         return None
     return sum(counts)

@@ -25,8 +25,10 @@ Kept from the real Telegram:
 * phone numbers are digits without ``+``, as in Telegram's Contact objects.
 
 Invented: the dialog list shape of ``get_chats`` (chat + ``unread_count`` + ``last_message``),
-``member_count`` inside ``get_chat``, and word-based ``search_messages``. ``mark_as_read`` is a
-read side effect: its fields are declared in the hierarchy's ``ignore_changes``.
+``member_count`` inside ``get_chat``, and word-based ``search_messages`` (strict like Telegram's
+own search: a word matches text that contains it, so "bug" finds "bugs" but "bugs" does not find
+"bug"). ``mark_as_read`` is a read side effect: its fields are declared in the hierarchy's
+``ignore_changes``.
 """
 
 from mcp_persona.apps.telegram.tools import APP

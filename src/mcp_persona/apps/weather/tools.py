@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 from pydantic import Field
 
 from mcp_persona.apps import _geo
+from mcp_persona.apps._normalize import same_place
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 
 MISSING_PARAM = 1003  # "Parameter q is missing."
@@ -48,11 +49,12 @@ APP = WeatherApp(
 
 
 def _city(env: AppEnv, text: str) -> dict[str, Any]:
-    probe = "".join(text.lower().replace("'", "").split())
+    """The city a location names, as WeatherAPI's search resolves it: any case, with a region or
+    country ("Hangzhou, Zhejiang", "Tokyo, Japan"), "Singapore City", "Hong Kong SAR", "HK", or the
+    Chinese name (see :mod:`mcp_persona.apps._normalize`)."""
+    probe = "".join(text.split())
     for c in (env.tree.data.get("cities") or {}).values():
-        names = {c["key"].replace("_", ""), c["name"].lower().replace("'", "").replace(" ", ""), c["name_zh"],
-                 c["name_zh"] + "市"}
-        if probe in names or probe.split(",")[0] in names:
+        if probe in (c["name_zh"], c["name_zh"] + "市") or same_place(text, c["name"], c["region"], c["country"]):
             return c
     raise ToolFailure(f"No matching location found for '{text}'.", kind="not_found", code=NOT_FOUND)
 

@@ -28,7 +28,7 @@ from rich.table import Table
 
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
-from mcp_persona.protocols.livemcpbench.scoring import efficiency, evidence, rule_checks
+from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
@@ -213,6 +213,8 @@ class LiveMCPBenchProtocol(Protocol):
             "uncertainty": self.uncertainty(rows),
             "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},
             "judge": judge_stats(config, records),
+            # why the failed episodes failed, in the paper's taxonomy (query, retrieval, tool, other)
+            "error_taxonomy": error_taxonomy(records, by_id),
             "episodes": rows,
         }
 
@@ -240,6 +242,9 @@ class LiveMCPBenchProtocol(Protocol):
         m = summary["metrics"]
         cost = "-" if m.get("cost_usd") is None else f"${m['cost_usd']:.4f}"
         console.print(f"output tokens/task {m['avg_output_tokens']:.0f} · cost {cost} · errors {summary['n_errors']}")
+        kinds = summary.get("error_taxonomy") or {}
+        if any(kinds.values()):
+            console.print("failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items()))
 
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
@@ -266,3 +271,11 @@ def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 
 PROTOCOL = LiveMCPBenchProtocol()
+
+
+def error_taxonomy(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
+    counts = dict.fromkeys(ERROR_KINDS, 0)
+    for r in records:
+        if (kind := error_kind(tasks[r.task_id], r)) is not None:
+            counts[kind] += 1
+    return counts

@@ -19,7 +19,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_persona.livemcptool import catalogue
 from mcp_persona.scoring.grounding import Evidence
@@ -27,6 +27,9 @@ from mcp_persona.scoring.match import holds_all, value_matches
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
+
+if TYPE_CHECKING:
+    from mcp_persona.store import EpisodeRecord
 
 
 class FileReadError(ValueError):
@@ -239,3 +242,41 @@ def efficiency(trajectory: Trajectory) -> dict[str, int]:
         "execute_calls": len(executed),
         "route_calls": sum(1 for c in calls if c.via == "route"),
     }
+
+
+ERROR_KINDS = ("query", "retrieval", "tool", "other")
+
+
+def error_kind(task: Task, record: EpisodeRecord) -> str | None:
+    """Why a failed episode failed, in the paper's taxonomy (None for a success), from its record alone:
+
+    * ``other``: the episode errored, or ended without an answer (out of rounds);
+    * ``retrieval``: a tool the task needs was never found (no route result named it and it was never called);
+    * ``tool``: every needed tool was found, but one never ran successfully (a wrong call, refused arguments);
+    * ``query``: every needed tool ran, yet the result is wrong: the request was misread.
+    """
+    score = record.score or {}
+    if record.status == "ok" and score.get("success"):
+        return None
+    trajectory = record.trajectory
+    if record.status != "ok" or trajectory.stop_reason != "answered":
+        return "other"
+    needed = {(c.server, c.tool) for c in task.gold_calls}
+    found: set[tuple[str, str]] = set()
+    ran: set[tuple[str, str]] = set()
+    for call in trajectory.tool_calls:
+        if call.via == "route" and not call.is_error:
+            try:
+                hits = json.loads(call.result)
+            except json.JSONDecodeError:
+                hits = []
+            found |= {(h.get("server_name"), h.get("tool_name")) for h in hits if isinstance(h, dict)}
+        elif call.server is not None:
+            found.add((call.server, call.tool))
+            if not call.is_error:
+                ran.add((call.server, call.tool))
+    if needed - found:
+        return "retrieval"
+    if needed - ran:
+        return "tool"
+    return "query"

@@ -4,8 +4,8 @@ right arguments, in the right serial / parallel order, at what token and time co
 * pool: the task's gold tools + K - n seeded distractors (:mod:`.candidates`), under their real names;
 * prompt: the request and the time; never how many tools to call;
 * score: finished / efficiently finished (:mod:`.scoring`);
-* run metrics: TFS, TEFS (weighted by gold calls), the paper's TFS rule, token and time efficiency,
-  per task type and domain, avg@k over trials.
+* run metrics: TFS, TEFS (weighted by gold calls), the paper's TFS and TEFS rules and why they differ
+  from ours, token and time efficiency, per task type and domain, avg@k over trials.
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ class MCPAgentBenchProtocol(Protocol):
     report_columns = (
         ("TFS", "tfs", "task finish score: weighted share of tasks finished"),
         ("TEFS", "tefs", "task efficiency finish score: finished without redundant calls"),
-        ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it"),
+        ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it (its name-only tools included)"),
+        ("TEFS-paper", "tefs_paper", "TEFS as the paper's checker counts it (its name-only tools included)"),
     )
     report_groups = "by_type"
     scores_answer = False
@@ -130,7 +131,8 @@ class MCPAgentBenchProtocol(Protocol):
             "by_domain": scoring.grouped(rows, "domain"),
             "by_domain_type": scoring.grouped([r | {"cell": f"{r['domain']}/{r['type']}"} for r in rows], "cell"),
             "avg_k": scoring.trial_metrics(rows),
-            "episodes": [{k: v for k, v in r.items() if k != "output_tokens"} for r in rows],
+            "paper_differences": scoring.paper_differences(rows),
+            "episodes": [{k: v for k, v in r.items() if k not in ("output_tokens", "paper_differs")} for r in rows],
         }
 
     def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
@@ -144,14 +146,21 @@ class MCPAgentBenchProtocol(Protocol):
         opts = summary.get("protocol_options") or {}
         table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
                             f"K={opts.get('candidates')} ({opts.get('distractors')})")
-        for col in ("group", "tasks", "TFS", "TEFS", "TFS (paper rule)"):
+        for col in ("group", "tasks", "TFS", "TEFS", "TFS (paper rule)", "TEFS (paper rule)"):
             table.add_column(col, justify="left" if col == "group" else "right")
         for group in ("by_domain_type", "by_domain"):
             for name, m in summary[group].items():
-                table.add_row(name, str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]))
+                table.add_row(name, str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]),
+                              pct(m.get("tefs_paper")))
         m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]), style="bold")
+        table.add_row("overall", str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]),
+                      pct(m.get("tefs_paper")), style="bold")
         console.print(table)
+        for metric, d in (summary.get("paper_differences") or {}).items():
+            if d["episodes"]:
+                why = ", ".join(f"{k} {n}" for k, n in d["by_reason"].items())
+                console.print(f"{metric.upper()} paper rule vs ours: paper alone passes {d['paper_only']}, ours alone "
+                              f"{d['ours_only']} ({why})")
         tok = "-" if m["token_efficiency"] is None else f"{m['token_efficiency']:.2f}"
         tim = "-" if m["time_efficiency"] is None else f"{m['time_efficiency']:.1f}"
         console.print(f"token efficiency {tok} per 1k output tokens · time efficiency {tim} per minute · "
@@ -162,9 +171,11 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is neither finished nor efficient."""
     ok = record.status == "ok" and record.score is not None
     score = record.score if ok and record.score is not None else {}
-    return {"task_id": task.id, "epoch": record.epoch, "type": task.type, "domain": task.domain,
+    return {"task_id": task.id, "epoch": record.epoch, "acc": 1.0 if score.get("finished") else 0.0,
+            "type": task.type, "domain": task.domain,
             "weight": len(task.gold_calls), "finished": bool(score.get("finished")),
             "efficient": bool(score.get("efficient")), "paper_finished": bool(score.get("paper_finished")),
+            "paper_efficient": bool(score.get("paper_efficient")), "paper_differs": score.get("paper_differs") or {},
             "output_tokens": record.trajectory.usage.output_tokens, "elapsed_s": record.trajectory.elapsed_s,
             "status": record.status, "error": record.error}
 

@@ -26,6 +26,11 @@ def task_type(peer_id: str) -> str | None:
     return next((t for mark, t in _TYPES if mark in peer_id), None)
 
 
+def task_id(peer_id: str) -> str:
+    """Our id of the peer's task ``peer_id``."""
+    return "peer_" + re.sub(r"[^A-Za-z0-9_.-]", "_", peer_id)
+
+
 def convert(item: dict[str, Any], suite: str = "mcpagentbench") -> Task | str:
     """The task, or why it cannot be mapped."""
     peer_id = str(item.get("id", "?"))
@@ -50,7 +55,7 @@ def convert(item: dict[str, Any], suite: str = "mcpagentbench") -> Task | str:
     servers = list(dict.fromkeys(c["server"] for s in steps for c in s["calls"]))
     try:
         return Task.model_validate({
-            "id": "peer_" + re.sub(r"[^A-Za-z0-9_.-]", "_", peer_id), "suite": suite, "type": task_type(peer_id),
+            "id": task_id(peer_id), "suite": suite, "type": task_type(peer_id),
             "domain": "daily" if peer_id.startswith("day") else "professional", "instruction": item.get("content"),
             "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK, "gold": steps})
     except ValidationError as exc:
@@ -59,6 +64,12 @@ def convert(item: dict[str, Any], suite: str = "mcpagentbench") -> Task | str:
 
 def import_file(path: Path) -> tuple[list[Task], list[str]]:
     """(tasks mapped, 'id: reason' for each task that was not)."""
+    tasks, unmapped = read_tasks(path)
+    return tasks, [f"{peer_id}: {why}" for peer_id, why in unmapped]
+
+
+def read_tasks(path: Path) -> tuple[list[Task], list[tuple[str, str]]]:
+    """(tasks mapped, (peer id, reason) for each task that was not)."""
     raw = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(raw, list):
         raise ValueError(f"{path}: expected a JSON list of tasks")
@@ -68,5 +79,5 @@ def import_file(path: Path) -> tuple[list[Task], list[str]]:
         if isinstance(out, Task):
             tasks.append(out)
         else:
-            unmapped.append(f"{item.get('id', '?') if isinstance(item, dict) else '?'}: {out}")
+            unmapped.append((str(item.get("id", "?")) if isinstance(item, dict) else "?", out))
     return tasks, unmapped

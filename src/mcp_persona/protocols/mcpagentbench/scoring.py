@@ -9,18 +9,22 @@ agent's own result of the call that matched gold call (S, C).
 one gold step in one turn (parallel), the steps in order, one turn per step.
 
 Normalisation of arguments: an argument left out and one given as its declared default (or null) are
-the same; strings compare case-insensitively with runs of whitespace collapsed and closing punctuation
+the same; strings compare case-insensitively (a file path or a URL keeps its case: ``/Berlin`` is not
+``/berlin`` on a case-sensitive disk) with runs of whitespace collapsed and closing punctuation
 dropped (a prompt or a comment typed with or without its final period is the same text); a numeric string
 and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
 
-TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` is the peer code's rule: the
-set of tool names equal, and the *set* of (tool, {key: str(value)}) equal, with no normalisation.
+TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` / ``tefs_paper`` are the peer
+code's rules (:func:`peer_tfs`, :func:`peer_tefs`), with its list of tools compared by name only
+(:data:`NAME_ONLY`), so a published run re-scored here gives its published numbers. Where the paper rule
+and ours disagree on an episode, :func:`difference_reasons` says why.
 """
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
@@ -31,7 +35,18 @@ from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 UNPARSED = "<arguments not valid JSON>"
+# The peer's evaluation config lists these tools as compared by name only: their arguments (free text a
+# model writes itself: a query, a plan, code) are never checked, under TFS and TEFS alike.
+NAME_ONLY = frozenset({
+    "security_guidance", "search_news", "vector_search", "search_papers", "meshi_doko", "execute_bigquery",
+    "search_academic_papers", "wolfram_query", "search_pubmed", "analyze_trends", "get_posts",
+    "orchestrator_plan_task", "obtain_business_analysis", "generate_code", "system_architecture_designer",
+    "UIUX_Expert", "generate_3d_assets", "strategy_guide", "create_ui", "dmagent_ask_narrative",
+    "dmagent_ask_rule", "diceRoll", "Tester", "execute_python_code",
+})
+Steps = Sequence[Sequence[tuple[str, dict[str, Any] | None]]]  # turns (or gold steps) of (tool, arguments)
 _CLOSING = " .!?;:,。！？；："  # punctuation that closes a phrase; a value of only these stays as it is
+_PATH_OR_URL = re.compile(r"^\S*/\S*$")  # a path or a URL (one word with a slash): its case is kept
 
 
 def normalize_value(value: Any) -> Any:
@@ -40,7 +55,8 @@ def normalize_value(value: Any) -> Any:
     if isinstance(value, int | float):
         return int(value) if float(value).is_integer() else float(value)
     if isinstance(value, str):
-        text = " ".join(value.split()).casefold()
+        text = " ".join(value.split())
+        text = text if _PATH_OR_URL.match(text) else text.casefold()
         text = text.rstrip(_CLOSING) or text  # "...in #platform." = "...in #platform": one sentence, typed twice
         try:
             return normalize_value(float(text)) if text and text not in ("nan", "inf", "-inf") else text
@@ -97,8 +113,14 @@ def score_calls(task: Task, calls: Sequence[ToolCallEvent]) -> dict[str, Any]:
     extra = [f"{keys[i][0]} {keys[i][1]}" for i in range(len(calls)) if i not in used]
     finished = not missing and not extra
     efficient = finished and _same_turns(task, calls, match_index)
-    return {"finished": finished, "efficient": efficient, "missing": missing, "extra": extra,
-            "paper_finished": paper_finished(task, calls, matched), "turns": _turns(calls)}
+    gold, turns = resolved_gold(task, matched), turns_of(calls)
+    result = {"finished": finished, "efficient": efficient, "missing": missing, "extra": extra,
+              "paper_finished": peer_tfs(gold, turns), "paper_efficient": peer_tefs(gold, turns),
+              "paper_finished_all_args": peer_tfs(gold, turns, frozenset()),
+              "paper_efficient_all_args": peer_tefs(gold, turns, frozenset()), "turns": _turns(calls)}
+    result["paper_differs"] = {m: why for m in ("tfs", "tefs")
+                               if (why := difference_reasons(task, calls, result, m, matched, match_index))}
+    return result
 
 
 def _turns(calls: Sequence[ToolCallEvent]) -> list[list[str]]:
@@ -119,22 +141,107 @@ def _same_turns(task: Task, calls: Sequence[ToolCallEvent], match_index: dict[tu
     return all(a < b for a, b in pairwise(rounds))
 
 
-def paper_finished(task: Task, calls: Sequence[ToolCallEvent], matched: dict[tuple[int, int], ToolCallEvent]) -> bool:
-    """The peer code's TFS rule: name sets equal and (tool, {k: str(v)}) sets equal; unparseable -> {}.
-    Gold references resolve as far as the agent's calls allow (else the raw reference is compared)."""
-    def frozen(tool: str, args: dict[str, Any] | None) -> tuple[str, frozenset[tuple[str, str]]]:
-        return tool, frozenset((k, str(v)) for k, v in (args or {}).items())
+def _frozen(args: dict[str, Any] | None) -> frozenset[tuple[str, str]]:
+    """The peer's view of a call's arguments: {key: str(value)}; unparseable arguments are {}."""
+    return frozenset((k, str(v)) for k, v in (args or {}).items())
 
-    gold = []
+
+def peer_tfs(gold: Steps, used: Steps, name_only: frozenset[str] = NAME_ONLY) -> bool:
+    """The peer code's TFS rule: the sets of tool names equal, and the sets of (tool, {k: str(v)}) equal
+    over the tools not in ``name_only``; turns are ignored and sets hide repeats."""
+    flat_gold = [(t, a) for step in gold for t, a in step]
+    flat_used = [(t, a) for step in used for t, a in step]
+    if {t for t, _ in flat_gold} != {t for t, _ in flat_used}:
+        return False
+    return ({(t, _frozen(a)) for t, a in flat_gold if t not in name_only}
+            == {(t, _frozen(a)) for t, a in flat_used if t not in name_only})
+
+
+def peer_tefs(gold: Steps, used: Steps, name_only: frozenset[str] = NAME_ONLY) -> bool:
+    """The peer code's TEFS rule: as many turns as gold steps, each turn's tool-name set equal to its
+    step's, and each turn's set of {k: str(v)} (tool names dropped, name-only tools left out) equal."""
+    if len(used) != len(gold):
+        return False
+    for got, want in zip(used, gold, strict=True):
+        if {t for t, _ in got} != {t for t, _ in want}:
+            return False
+        if {_frozen(a) for t, a in got if t not in name_only} != {_frozen(a) for t, a in want if t not in name_only}:
+            return False
+    return True
+
+
+def resolved_gold(task: Task, matched: dict[tuple[int, int], ToolCallEvent]) -> list[list[tuple[str, dict[str, Any]]]]:
+    """The gold steps with references resolved as far as the agent's calls allow (else the raw reference)."""
+    steps = []
     for step in task.gold:
+        calls = []
         for call in step.calls:
             try:
                 args = resolve_refs(call.arguments, matched)
             except GoldReplayError:
                 args = call.arguments
-            gold.append(frozen(call.tool, args))
-    got = [frozen(c.tool, c.arguments) for c in calls]
-    return {g[0] for g in gold} == {g[0] for g in got} and set(gold) == set(got)
+            calls.append((call.tool, args))
+        steps.append(calls)
+    return steps
+
+
+def turns_of(calls: Sequence[ToolCallEvent]) -> list[list[tuple[str, dict[str, Any] | None]]]:
+    """The agent's calls as the peer sees them: one step per assistant turn that called tools."""
+    by_round: dict[int, list[tuple[str, dict[str, Any] | None]]] = defaultdict(list)
+    for c in calls:
+        by_round[c.round].append((c.tool, c.arguments))
+    return [by_round[r] for r in sorted(by_round)]
+
+
+def _nested(*values: Any) -> bool:
+    return any(isinstance(v, dict | list) for v in values)
+
+
+def _argument_reasons(gold: dict[str, Any], got: dict[str, Any] | None) -> set[str]:
+    """Why the peer's {k: str(v)} of two calls we count as the same call differ."""
+    got = got or {}
+    reasons = set()
+    if set(gold) != set(got):
+        reasons.add("optional arguments")  # one side omits an argument the other gives at its default or null
+    for key in set(gold) & set(got):
+        if str(gold[key]) != str(got[key]):
+            # a nested value's str() differs with its keys' order alone; any other difference is in its text
+            same_json = json.dumps(gold[key], sort_keys=True) == json.dumps(got[key], sort_keys=True)
+            reasons.add("str() of nested values" if _nested(gold[key], got[key]) and same_json
+                        else "text and number forms")
+    return reasons
+
+
+def difference_reasons(task: Task, calls: Sequence[ToolCallEvent], result: dict[str, Any], metric: str,
+                       matched: dict[tuple[int, int], ToolCallEvent],
+                       match_index: dict[tuple[int, int], int]) -> list[str]:
+    """Why the paper rule (``paper_finished`` / ``paper_efficient``) and ours (``finished`` / ``efficient``)
+    disagree on ``metric`` ('tfs' or 'tefs'); [] when they agree."""
+    paper, ours = (result["paper_finished"], result["finished"]) if metric == "tfs" else \
+        (result["paper_efficient"], result["efficient"])
+    if paper == ours:
+        return []
+    gold = resolved_gold(task, matched)
+    reasons: set[str] = set()
+    if paper:  # the paper passes what we fail
+        if metric == "tfs" and not result["paper_finished_all_args"]:
+            reasons.add("skip list")
+        if metric == "tefs" and not result["paper_efficient_all_args"]:
+            reasons.add("skip list")
+        flat_gold = Counter((t, _frozen(a)) for step in gold for t, a in step)
+        flat_used = Counter((c.tool, _frozen(c.arguments)) for c in calls)
+        if flat_gold != flat_used and set(flat_gold) == set(flat_used):
+            reasons.add("repeats hidden by sets")
+        if not reasons:
+            pairs = [(a, c.arguments) for (t, a) in (x for s in gold for x in s) for c in calls if c.tool == t]
+            reasons.add("str() of nested values" if any(_nested(*(a or {}).values(), *(b or {}).values())
+                                                          for a, b in pairs) else "text and number forms")
+    else:  # we pass (the calls match ours one to one) what the paper fails
+        for (si, ci), i in match_index.items():
+            reasons |= _argument_reasons(gold[si][ci][1], calls[i].arguments)
+        if not reasons:
+            reasons.add("other")
+    return sorted(reasons)
 
 
 def score_episode(task: Task, trajectory: Trajectory) -> dict[str, Any]:
@@ -146,6 +253,25 @@ def score_episode(task: Task, trajectory: Trajectory) -> dict[str, Any]:
 def weighted(items: Sequence[tuple[int, bool]]) -> float:
     total = sum(w for w, _ in items)
     return sum(w for w, ok in items if ok) / total if total else 0.0
+
+
+def paper_differences(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Episodes where the paper rule and ours disagree, per metric: how many the paper passes and we fail
+    (and the reverse), the episodes counted by reason (one episode may have several), and each episode."""
+    out: dict[str, Any] = {}
+    for metric in ("tfs", "tefs"):
+        listed = [r for r in rows if metric in (r.get("paper_differs") or {})]
+        paper_key, ours_key = ("paper_finished", "finished") if metric == "tfs" else ("paper_efficient", "efficient")
+        reasons = Counter(why for r in listed for why in r["paper_differs"][metric])
+        out[metric] = {
+            "paper_only": sum(1 for r in listed if r[paper_key] and not r[ours_key]),
+            "ours_only": sum(1 for r in listed if r[ours_key] and not r[paper_key]),
+            "by_reason": dict(reasons.most_common()),
+            "episodes": [{"task_id": r["task_id"], "epoch": r["epoch"], "weight": r["weight"],
+                          "passes": "paper" if r[paper_key] else "ours", "reasons": r["paper_differs"][metric]}
+                         for r in listed],
+        }
+    return out
 
 
 def run_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -161,6 +287,7 @@ def run_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "tfs": weighted([(r["weight"], r["finished"]) for r in rows]),
         "tefs": weighted([(r["weight"], r["efficient"]) for r in rows]),
         "tfs_paper": weighted([(r["weight"], r["paper_finished"]) for r in rows]),
+        "tefs_paper": weighted([(r["weight"], r.get("paper_efficient", False)) for r in rows]),
         "total_score": score,
         "token_efficiency": score / (tokens / 1000) if tokens else None,
         "time_efficiency": score / minutes if minutes else None,
