@@ -138,7 +138,8 @@ class MCPAgentBenchProtocol(Protocol):
     def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         weight = float(row["weight"])  # a task weighs as many gold calls as it has
         return {"tfs": (float(row["finished"]), weight), "tefs": (float(row["efficient"]), weight),
-                "tfs_paper": (float(row["paper_finished"]), weight)}
+                "tfs_paper": (float(row["paper_finished"]), weight),
+                "tefs_paper": (float(row.get("paper_efficient", False)), weight)}
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
         from mcp_persona.report.summary import pct
