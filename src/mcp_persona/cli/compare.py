@@ -47,8 +47,9 @@ def compare(
         head = Table()
         for col in ("metric", "A", "B", "Δ"):
             head.add_column(col, justify="left" if col == "metric" else "right")
+        deltas = cmp.metric_deltas()
         for col_label, col_key, _ in a.columns:
-            v = cmp.metric_deltas()[col_key]
+            v = deltas[col_key]
             d = v["delta"]
             head.add_row(col_label, pct(v["a"]), pct(v["b"]), DASH if d is None else f"{100 * d:+.1f}")
         console.print(head)
