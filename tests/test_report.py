@@ -423,11 +423,11 @@ def test_compare_lists_regressions_first(runs: dict[str, Path]) -> None:
     assert cmp.regressions[0].b.status == "error" and cmp.regressions[0].a.status == "ok"
     improved = [t.task_id for t in cmp.improvements]
     assert "lark_001" in improved and "lark_002" in improved
-    deltas = [t.d_acc for t in cmp.improvements]
+    deltas = [t.delta for t in cmp.improvements]
     assert deltas == sorted(deltas, reverse=True)  # largest gain first
     down = compare_runs(ref, noop)
     assert len(down.regressions) == LIMIT and not down.improvements
-    assert all(t.d_acc == -1.0 for t in down.regressions)
+    assert all(t.delta == -1.0 for t in down.regressions)
     assert not compare_runs(ref, ref).regressions and not compare_runs(ref, ref).improvements
 
 
@@ -437,6 +437,7 @@ def test_cli_compare_json_and_exit_code(runs: dict[str, Path]) -> None:
     data = json.loads(out)
     assert data["tasks"][0]["change"] == "regression" and data["tasks"][0]["task_id"] == "lark_003"
     assert data["counts"]["regression"] == 1 and data["metrics"]["acc"]["delta"] > 0
+    assert data["primary"] == {"label": "Acc", "key": "acc"} and data["difference"]["delta"] > 0
     code, out = invoke("compare", str(runs["noop"]), str(runs["model"]))
     assert code == 0 and "1 regression, 2 improvements" in out and out.index("regression") < out.index("improvement")
     code, _ = invoke("compare", str(runs["reference"]), str(runs["noop"]), "--fail-on-regression")
@@ -527,7 +528,7 @@ def test_trials_are_averaged_per_task_and_same_labels_told_apart(runs: dict[str,
     assert any("lists 4 episodes, the store holds 8" in n for n in again.notes)
     cmp = compare_runs(ref, again)
     assert len(cmp.regressions) == LIMIT
-    assert all(t.b.acc == 0.75 and t.b.trials == 2 for t in cmp.regressions)
+    assert all(t.b.score == 0.75 and t.b.trials == 2 for t in cmp.regressions)
     data = json.loads(re.search(r'id="report-data">(.*?)</script>', render_html([ref, again], figures=False),
                                 re.S).group(1))
     assert sorted({(e["run"], e["epoch"]) for e in data["episodes"]}) == [(0, 0), (1, 0), (1, 1)]

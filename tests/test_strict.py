@@ -118,15 +118,47 @@ def test_strict_pass_needs_every_part() -> None:
 def test_end_state_comparison_counts_copies() -> None:
     from collections import Counter
 
-    gold = Counter({("slack", "create", "message", "channels[C1]"): 1})
-    twice = Counter({("slack", "create", "message", "channels[C1]"): 2})
-    elsewhere = Counter({("slack", "create", "message", "channels[C2]"): 1})
+    gold = Counter({("slack", "create", "message", "channels[C1]", ()): 1})
+    twice = Counter({("slack", "create", "message", "channels[C1]", ()): 2})
+    elsewhere = Counter({("slack", "create", "message", "channels[C2]", ()): 1})
     assert compare_end_states(gold, gold).equivalent
     assert compare_end_states(gold, twice).extra == ["slack: create message in channels[C1]"]
     cmp = compare_end_states(gold, elsewhere)
     assert cmp.missing == ["slack: create message in channels[C1]"]
     assert cmp.extra == ["slack: create message in channels[C2]"]
 
+
+
+async def test_a_message_sent_twice_into_the_chat_it_opened_fails_strict() -> None:
+    """The first message to a user opens the direct chat; the second copy lands in that new chat. The end state
+    counts what the created chat holds, so one create holding two messages is not one holding one."""
+    task = bundled("social_telegram_003")
+    plan = gold_plan(task)
+    send = next(p for p in plan if p.call.tool == "send_message")
+    gold = await replay(task, plan)
+    assert gold.score is not None and gold.score["strict"] is True
+    assert gold.score["end_state"]["gold"] == ["telegram: create chat holding 1 x message"]
+    record = await replay(task, (*plan, send))
+    assert record.score is not None
+    assert record.score["acc"] == 1.0
+    assert record.score["strict"] is False
+    assert record.score["end_state"]["extra"] == ["telegram: create chat holding 2 x message"]
+    assert record.score["end_state"]["missing"] == ["telegram: create chat holding 1 x message"]
+
+
+def test_end_state_comparison_counts_what_a_created_entity_holds() -> None:
+    from collections import Counter
+
+    one = ("lark", "create", "chat", "", (("member", ()), ("member", ()), ("message", ())))
+    two = ("lark", "create", "chat", "", (("member", ()), ("member", ()), ("message", ()), ("message", ())))
+    assert compare_end_states(Counter([one]), Counter([one])).equivalent
+    cmp = compare_end_states(Counter([one]), Counter([two]))
+    assert cmp.extra == ["lark: create chat holding 2 x member, 2 x message"]
+    assert cmp.missing == ["lark: create chat holding 2 x member, 1 x message"]
+    nested = ("notion", "create", "page", "pages[p1]", (("block", (("block", ()),)),))
+    assert compare_end_states(Counter([nested]), Counter([nested])).extra == []
+    assert compare_end_states(Counter(), Counter([nested])).extra == [
+        "notion: create page in pages[p1] holding 1 x block (1 x block)"]
 
 # -- mutation testing ---------------------------------------------------------------------------------
 WEAK_TEXT = {  # the text's content is not checked: "ok" passes
@@ -166,6 +198,19 @@ async def test_a_content_check_kills_it() -> None:
     assert by_key["free_text 4.0 content"].killed
     assert by_key["duplicate 4.0"].killed and by_key["drop 4.0"].killed
     assert not by_key["drop 4.0"].equivalent
+
+
+async def test_a_write_doubled_inside_a_created_container_is_its_own_mutant_and_killed() -> None:
+    task = bundled("social_telegram_003")
+    obs = await observe_gold(task)
+    assert obs.creates == obs.nested == {(3, 0)}  # send_message opens the direct chat with its message
+    result = await mutation_test(task)
+    by_key = {r.mutant.key: r for r in result.results}
+    assert "duplicate 3.0" not in by_key
+    doubled = by_key["duplicate_nested 3.0"]
+    assert not doubled.equivalent and doubled.killed  # before contents were compared: equivalent, uncounted
+    wecom = await observe_gold(wecom_task(STRONG_TEXT))
+    assert (4, 0) in wecom.creates and not wecom.nested  # messages into an existing group: plain duplicates
 
 
 async def test_an_exemption_excuses_its_survivor_and_only_it() -> None:

@@ -1,11 +1,14 @@
 """Mutation testing of a task: do its checkpoints catch an agent that does the task badly?
 
-From the gold chain we derive four kinds of mutant and replay each on a fresh environment, ending with the
+From the gold chain we derive five kinds of mutant and replay each on a fresh environment, ending with the
 reference answer (the agent claims success):
 
 * ``drop`` — one write call left out (and the calls that use its result);
 * ``free_text`` — one free-text argument of a write (a body, a title, a description) replaced by ``"ok"``;
-* ``duplicate`` — one create-type write issued twice;
+* ``duplicate`` — one create-type write issued twice, into a container the start state has;
+* ``duplicate_nested`` — one write issued twice that lands inside a container the chain created (the first
+  message to a user, which opens the direct chat; a block added to a new page): the second copy lands in the
+  new container, so only comparing what the created entity holds can tell it apart;
 * ``retarget`` — one write aimed at another existing entity of the same type (another chat, event, note).
 
 A mutant is *killed* when it loses the strict pass and, for drop / free_text / retarget, also scores
@@ -25,15 +28,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_persona.apps import get_app
-from mcp_persona.context_tree import canonical_hash
+from mcp_persona.context_tree import ContextTree, canonical_hash
 from mcp_persona.environment import Environment
 from mcp_persona.scoring.normalize import looks_like_id, normalize
-from mcp_persona.scoring.strict import change_signatures, strict_pass
+from mcp_persona.scoring.strict import change_signatures, holds_contents, strict_pass
 from mcp_persona.tasks import GoldCall, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
-MutantKind = Literal["drop", "free_text", "duplicate", "retarget"]
-KINDS: tuple[MutantKind, ...] = ("drop", "free_text", "duplicate", "retarget")
+MutantKind = Literal["drop", "free_text", "duplicate", "duplicate_nested", "retarget"]
+KINDS: tuple[MutantKind, ...] = ("drop", "free_text", "duplicate", "duplicate_nested", "retarget")
+DUPLICATES: tuple[MutantKind, ...] = ("duplicate", "duplicate_nested")  # killed by the strict pass alone
 NEUTRAL_TEXT = "ok"
 Label = tuple[int, int]  # (step, call) of the gold chain
 
@@ -68,7 +72,7 @@ class MutantResult:
 
     @property
     def killed(self) -> bool:
-        return not self.strict and (self.mutant.kind == "duplicate" or self.acc < 1.0)
+        return not self.strict and (self.mutant.kind in DUPLICATES or self.acc < 1.0)
 
 
 @dataclass
@@ -91,6 +95,7 @@ class TaskMutation:
 class GoldObservation:
     writes: set[Label]  # calls that changed the state
     creates: set[Label]  # calls whose change created an entity
+    nested: set[Label]  # creates that land inside a container the chain created (or create one holding it)
     final_hash: str
     final_signatures: Counter[Any]
 
@@ -114,6 +119,7 @@ class ReplayAgent:
         self.answer = answer  # the final answer given (None: the task's reference answer)
         self.writes: set[Label] = set()
         self.creates: set[Label] = set()
+        self.nested: set[Label] = set()
         self.final_hash = ""
 
     async def run(self, task: Task, env: Environment, trajectory: Trajectory) -> None:
@@ -136,6 +142,9 @@ class ReplayAgent:
                     self.writes.add(planned.label)
                 if any(sig[1] == "create" for sig in changes):
                     self.creates.add(planned.label)
+                if any(holds_contents(sig) or (sig[1] == "create" and sig[3] and not _in_state(
+                        server, env.initial.get(server, {}), sig[3])) for sig in changes):
+                    self.nested.add(planned.label)
         self.final_hash = canonical_hash(env.final_states())
         pasted = "\n".join(e.result for e in trajectory.tool_calls)
         trajectory.final_answer = (self.around[0] + pasted + self.around[1] if self.paste_outputs
@@ -165,7 +174,8 @@ def derive_mutants(task: Task, obs: GoldObservation) -> Iterator[Mutant]:
         call = planned.call
         yield Mutant("drop", label, None, f"{call.qualified} left out", plan[:idx] + plan[idx + 1:])
         if planned.label in obs.creates:
-            yield Mutant("duplicate", label, None, f"{call.qualified} issued twice",
+            kind: MutantKind = "duplicate_nested" if planned.label in obs.nested else "duplicate"
+            yield Mutant(kind, label, None, f"{call.qualified} issued twice",
                          (*plan[:idx + 1], planned, *plan[idx + 1:]))
         start_text = start_texts.get(call.server, "")
         for path, value in string_leaves(call.arguments):
@@ -248,6 +258,10 @@ def is_free_text(value: str, start_text: str) -> bool:
     return quoted not in start_text  # an existing name (a channel, a tag) is a lookup, not free text
 
 
+def _in_state(server: str, state: dict[str, Any], path: str) -> bool:
+    return ContextTree(get_app(server).hierarchy, state).try_get(path) is not None
+
+
 def _other_entity(server: str, start: dict[str, Any], value: str) -> str | None:
     """Another id of the same entity type as ``value`` in the start state, if ``value`` names an entity."""
     if not value:
@@ -274,7 +288,7 @@ async def observe_gold(task: Task) -> GoldObservation:
     trajectory = Trajectory(task_id=task.id, agent=agent.name)
     async with Environment(task) as env:
         await agent.run(task, env, trajectory)
-        return GoldObservation(agent.writes, agent.creates, agent.final_hash,
+        return GoldObservation(agent.writes, agent.creates, agent.nested, agent.final_hash,
                                change_signatures(env.initial, env.final_states()))
 
 
@@ -291,7 +305,7 @@ async def mutation_test(task: Task) -> TaskMutation:
             out.results.append(MutantResult(mutant, 0.0, False, False))
             continue
         equivalent = agent.final_hash == obs.final_hash or (
-            mutant.kind == "duplicate" and not record.score["end_state"]["extra"])
+            mutant.kind in DUPLICATES and not record.score["end_state"]["extra"])
         strict = strict_pass(record.score, undecided_passes=True)  # what the rules can tell apart
         out.results.append(MutantResult(mutant, record.score["acc"], strict, equivalent,
                                         exempt=mutant.key in exemptions))

@@ -1,4 +1,4 @@
-"""``mcp-persona compare``: what changed task by task between two runs, regressions first."""
+"""``mcp-persona compare``: what changed task by task between two runs of one suite, on its primary metric."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from mcp_persona.cli.common import console, fail
+from mcp_persona.cli.common import console, err, fail
 
 
 def compare(
@@ -17,46 +18,60 @@ def compare(
     run_b: Annotated[Path, typer.Argument(help="the run compared with it", metavar="RUN_B", show_default=False)],
     as_json: Annotated[bool, typer.Option("--json", help="print the comparison as JSON")] = False,
     show_all: Annotated[bool, typer.Option("--all", help="list unchanged tasks and tasks of one run only too")] = False,
-    fail_on_regression: Annotated[bool, typer.Option(help="exit 1 when a task regressed")] = False,
+    fail_on_regression: Annotated[bool, typer.Option(
+        help="exit 1 when a task's primary score dropped (or its episode newly errored)")] = False,
 ) -> None:
-    """Per-task differences (Acc, Exec-Acc, status) from RUN_A to RUN_B: regressions, then improvements."""
-    from mcp_persona.report.compare import ORDER, compare_runs
+    """Per-task differences from RUN_A to RUN_B on the suite's primary metric (Acc, TSR, TFS, success): the
+    paired difference with its 95% interval, the tasks that flipped, regressions, then improvements."""
+    from mcp_persona.report.compare import ORDER, CompareError, compare_runs
     from mcp_persona.report.load import RunLoadError, label_runs, load_run
     from mcp_persona.report.markdown import DASH, pct
 
     try:
         a, b = load_run(run_a), load_run(run_b)
-    except RunLoadError as exc:
+        label_runs([a, b])
+        cmp = compare_runs(a, b)
+    except (RunLoadError, CompareError) as exc:
         raise fail(str(exc)) from exc
-    label_runs([a, b])
-    cmp = compare_runs(a, b)
+    if cmp.settings:
+        err.print(f"[yellow]warning:[/yellow] the runs differ in settings that change the score: "
+                  f"{escape('; '.join(cmp.settings))}", soft_wrap=True)
+    label = cmp.primary[0]
+    diff = cmp.difference()
+    flips = cmp.flips()
     if as_json:
         typer.echo(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False))
     else:
-        head = Table(title=f"A = {a.label} ({a.path})  →  B = {b.label} ({b.path})")
+        console.print(f"A = {escape(a.label)} ({escape(str(a.path))})  →  B = {escape(b.label)} "
+                      f"({escape(str(b.path))})", soft_wrap=True)
+        head = Table()
         for col in ("metric", "A", "B", "Δ"):
             head.add_column(col, justify="left" if col == "metric" else "right")
-        scores = {k for _, k, _ in a.columns} if a.protocol.name == b.protocol.name else set()
-        for key, v in cmp.metric_deltas().items():
-            if v["a"] is None and v["b"] is None:  # a score the runs' protocol does not have
-                continue
-            if key in ("acc", "sr_0_8", "exec_acc", "tool_error_rate") or key in scores:
-                d = v["delta"]
-                head.add_row(key, pct(v["a"]), pct(v["b"]), DASH if d is None else f"{100 * d:+.1f}")
+        deltas = cmp.metric_deltas()
+        for col_label, col_key, _ in a.columns:
+            v = deltas[col_key]
+            d = v["delta"]
+            head.add_row(col_label, pct(v["a"]), pct(v["b"]), DASH if d is None else f"{100 * d:+.1f}")
         console.print(head)
+        if diff["delta"] is not None:
+            ci = diff["ci95"]
+            console.print(f"{label} B - A, paired over {diff['n_tasks']} tasks: {100 * diff['delta']:+.1f} "
+                          f"(95% CI {100 * ci[0]:+.1f} to {100 * ci[1]:+.1f})")
+        for way, words in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
+            ids = flips[way]
+            console.print(f"{words} ({len(ids)}): " + (", ".join(ids) if ids else DASH), soft_wrap=True)
         listed = ("regression", "improvement") if not show_all else tuple(ORDER)
         rows = [t for t in cmp.tasks if t.change in listed]
         if rows:
             table = Table()
             table.add_column("change", no_wrap=True)
             table.add_column("task", no_wrap=True)
-            for col in ("Acc A → B", "Exec-Acc A → B", "status A → B"):
-                table.add_column(col, justify="left" if col.startswith("status") else "right")
+            table.add_column(f"{label} A → B", justify="right")
+            table.add_column("status A → B")
             style = {"regression": "red", "improvement": "green", "only_a": "yellow", "only_b": "yellow"}
             for t in rows:
                 table.add_row(t.change, t.task_id,
-                              f"{pct(t.a.acc if t.a else None)} → {pct(t.b.acc if t.b else None)}",
-                              f"{pct(t.a.exec_acc if t.a else None)} → {pct(t.b.exec_acc if t.b else None)}",
+                              f"{pct(t.a.score if t.a else None)} → {pct(t.b.score if t.b else None)}",
                               f"{t.a.status if t.a else DASH} → {t.b.status if t.b else DASH}",
                               style=style.get(t.change))
             console.print(table)
@@ -64,7 +79,7 @@ def compare(
                   f"{len(cmp.of('unchanged'))} unchanged"]
         only = [f"{len(cmp.of(c))} only in {c[-1].upper()}" for c in ("only_a", "only_b") if cmp.of(c)]
         hint = " (--all lists them)" if only and not show_all else ""
-        console.print(", ".join(counts + only) + hint)
+        console.print(f"{label}: " + ", ".join(counts + only) + hint)
     if fail_on_regression and cmp.regressions:
         raise typer.Exit(1)
 

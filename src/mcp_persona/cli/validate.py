@@ -14,7 +14,8 @@ def validate(
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
     only: Annotated[str | None, typer.Option("--tasks", help="comma-separated id globs, e.g. 'collab_*'")] = None,
     mutants: Annotated[bool, typer.Option(help="mutation-test every task's checkpoints (drop, free text, "
-                                               "duplicate, retarget)")] = True,
+                                               "duplicate, duplicate inside a created container, "
+                                               "retarget)")] = True,
     equivalents: Annotated[bool, typer.Option(help="equivalence-test every task: the reference answer and gold "
                                                    "output files in other reasonable forms keep the score")] = True,
 ) -> None:

@@ -16,7 +16,7 @@ Runner, store, resume, trials, reports and CLI only ever call these methods.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -199,6 +199,22 @@ class Protocol:
         raise NotImplementedError
 
     # -- a run -----------------------------------------------------------------------------------
+    def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+        """Each :attr:`report_columns` metric's (value, weight) in one episode row of the summary: the run's
+        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from."""
+        raise NotImplementedError
+
+    def primary_value(self, row: Mapping[str, Any]) -> tuple[float, float]:
+        """The primary metric's (value, weight) in one episode row."""
+        return self.headline_values(row)[self.report_columns[0][1]]
+
+    def uncertainty(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The summary's ``uncertainty`` block: every headline metric's bootstrap 95 % interval, and flip rates
+        across trials (see :mod:`mcp_persona.scoring.uncertainty`)."""
+        from mcp_persona.scoring.uncertainty import uncertainty
+
+        return uncertainty(rows, self.headline_values, [key for _, key, _ in self.report_columns])
+
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         raise NotImplementedError
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -240,12 +240,18 @@ class LiveMCP101Protocol(PersonaProtocol):
             "n_reference_errors": sum(1 for r in records if r.reference is not None and r.reference.status == "error"),
             "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records)
                        | {"result_agreement": result_agreement(records)},
+            "uncertainty": self.uncertainty(rows),
             "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
             "by_category": {c: cats.get(c, {}) | metrics([r for r in rows if r["category"] == c])
                             for c in sorted({r["category"] for r in rows})},
             "failure_modes": failure_modes(records, by_id),
             "episodes": rows,
         }
+
+    def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+        result, trajectory = float(row["result_score"]), row.get("trajectory_score")
+        return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
+                "ats": (float(trajectory or 0.0), float(trajectory is not None))}
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
         from mcp_persona.report.summary import pct

@@ -4,7 +4,7 @@ scoring (Acc, SR-0.8, Exec-Acc) with an optional LLM judge, failure modes."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from mcp_persona.judges.failures import (
 )
 from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
-from mcp_persona.scoring.metrics import trial_metrics
+from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
 from mcp_persona.tasks import OperateCheckpoint, Task
 
@@ -138,6 +138,10 @@ class PersonaProtocol(Protocol):
         metrics = suite_metrics(scores) | usage_metrics(records) | {
             "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
             "n_undecided_checkpoints": sum(undecided(r) for r in records)}
+        rows = [{"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc,
+                 "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
+                 "stop_reason": r.trajectory.stop_reason, "error": r.error}
+                for s, r in zip(scores, records, strict=True)]
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
@@ -145,18 +149,20 @@ class PersonaProtocol(Protocol):
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
             "metrics": metrics,
+            "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
             "failure_archetypes": failure_archetypes(records, by_id),
-            "episodes": [
-                {"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc,
-                 "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
-                 "stop_reason": r.trajectory.stop_reason, "error": r.error}
-                for s, r in zip(scores, records, strict=True)
-            ],
+            "episodes": rows,
         }
+
+    def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+        exec_acc = row.get("exec_acc")
+        return {"acc": (float(row["acc"]), 1.0), "sr_0_8": (float(row["acc"] > SR_THRESHOLD), 1.0),
+                "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
+                "strict_sr": (float(bool(row.get("strict"))), 1.0)}
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
         from mcp_persona.report.summary import pct

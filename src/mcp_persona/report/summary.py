@@ -144,4 +144,24 @@ def pct(v: float | None) -> str:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    get_protocol(summary.get("protocol", "persona")).print_summary(summary, console or Console())
+    console = console or Console()
+    protocol = get_protocol(summary.get("protocol", "persona"))
+    protocol.print_summary(summary, console)
+    line = uncertainty_line(summary, protocol.report_columns)
+    if line:
+        console.print(line)
+
+
+def uncertainty_line(summary: dict[str, Any], columns: Sequence[tuple[str, str, str]]) -> str | None:
+    """The headline metrics with their intervals (and flip rates across trials), in one line."""
+    block = summary.get("uncertainty") or {}
+    intervals, metrics = block.get("intervals") or {}, summary.get("metrics") or {}
+    parts = [f"{label} {pct(metrics.get(key))} [{pct(intervals[key][0])}, {pct(intervals[key][1])}]"
+             for label, key, _ in columns if intervals.get(key) is not None]
+    if not parts:
+        return None
+    what = f"{block['n_tasks']} tasks" + (f" x {block['trials']} trials" if block.get("trials", 1) > 1 else "")
+    line = f"{round(100 * block['level'])}% CI (bootstrap over {what}): " + " · ".join(parts)
+    rates = block.get("flip_rate") or {}
+    flips = [f"{label} {pct(rates[key])}" for label, key, _ in columns if rates.get(key) is not None]
+    return line + (f"; tasks flipping across trials: {' · '.join(flips)}" if flips else "")

@@ -11,7 +11,8 @@ free does not count: generated ids (a created entity is identified by its type a
 its id), timestamps (the task clock is fixed, and created entities are not compared by id), and the wording
 of free text (text fields are compared by the checkpoints' content checks, not here). What does count:
 
-* every create: its entity type and parent — one more or one fewer message in a chat is a difference;
+* every create: its entity type, its parent and what it holds (the types of its descendants, counted) — one
+  more or one fewer message in a chat is a difference, in a chat that existed or in one the episode created;
 * every delete: the entity deleted;
 * every modify: the entity and the set of fields changed, and the value of each numeric or boolean field
   (a flag set, a count, a time) — the text of a field is left to the checkpoints.
@@ -35,6 +36,7 @@ from mcp_persona.context_tree.path import format_path
 
 States = Mapping[str, Mapping[str, Any]]
 Signature = tuple[Any, ...]
+Contents = tuple[tuple[str, Any], ...]  # (child type, its contents) of each descendant of a created entity
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def change_signatures(before: States, after: States) -> Counter[Signature]:
         changes = diff_states(h, dict(b), dict(a))
         new_ids = _new_ids(h, a, changes)
         for change in changes:
-            sig = _signature(server, h, change, b, new_ids)
+            sig = _signature(server, h, change, b, a, new_ids)
             if sig is not None:
                 out[sig] += 1
     return out
@@ -88,7 +90,7 @@ def strict_pass(score: Mapping[str, Any], *, undecided_passes: bool = False) -> 
     )
 
 
-def _signature(server: str, h: Hierarchy, change: Change, before: Mapping[str, Any],
+def _signature(server: str, h: Hierarchy, change: Change, before: Mapping[str, Any], after: Mapping[str, Any],
                new_ids: set[str]) -> Signature | None:
     fields = unignored_fields(change, h.ignore_changes)
     if change.op == "modify" and not fields:
@@ -97,12 +99,38 @@ def _signature(server: str, h: Hierarchy, change: Change, before: Mapping[str, A
         segments = parse_path(change.path)
         parent = format_path(segments[:-1]) if len(segments) > 1 else ""
         where = parent if not parent or _exists(h, before, parent) else f"<new {h.type_of(parent)}>"
-        return (server, "create", change.entity_type, where)
+        created = ContextTree(h, dict(after)).get(change.path)
+        return (server, "create", change.entity_type, where, _contents(h, change.entity_type, created))
     if change.op == "delete":
         return (server, "delete", change.entity_type, change.path)
     assert change.after is not None
     values = tuple(sorted((f, _scalar(change.after.get(f), new_ids)) for f in fields))
     return (server, "modify", change.entity_type, change.path, values)
+
+
+def _contents(h: Hierarchy, etype: str, entity: Mapping[str, Any]) -> Contents:
+    """What a created entity holds, free of ids and text: each child's type and contents, sorted. A chat
+    created with two messages is not one created with one, though both are one create."""
+    out: list[tuple[str, Contents]] = []
+    for collection, ctype in h.child_types(etype).items():
+        children = entity.get(collection)
+        if isinstance(children, dict):
+            out.extend((ctype, _contents(h, ctype, child)) for child in children.values() if isinstance(child, dict))
+    return tuple(sorted(out))
+
+
+def holds_contents(sig: Signature) -> bool:
+    """A create signature of an entity created with something inside it (a chat with its first message)."""
+    return sig[1] == "create" and bool(sig[4])
+
+
+def _describe_contents(contents: Contents) -> str:
+    counts = Counter(contents)
+    parts = []
+    for (ctype, inner), n in sorted(counts.items()):
+        part = f"{n} x {ctype}"
+        parts.append(part + (f" ({_describe_contents(inner)})" if inner else ""))
+    return ", ".join(parts)
 
 
 def _scalar(value: Any, new_ids: set[str]) -> Any:
@@ -133,11 +161,12 @@ def _exists(h: Hierarchy, state: Mapping[str, Any], path: str) -> bool:
 def _describe(sig: Signature) -> str:
     server, op, etype, where = sig[:4]
     if op == "create":
-        return f"{server}: create {etype}" + (f" in {where}" if where else "")
+        holding = f" holding {_describe_contents(sig[4])}" if sig[4] else ""
+        return f"{server}: create {etype}" + (f" in {where}" if where else "") + holding
     if op == "delete":
         return f"{server}: delete {etype} {where}"
     fields = ", ".join(f if v == "<changed>" else f"{f}={v!r}" for f, v in sig[4])
     return f"{server}: modify {etype} {where or '(root)'} ({fields})"
 
 
-__all__ = ["EndStateComparison", "change_signatures", "compare_end_states", "strict_pass"]
+__all__ = ["EndStateComparison", "change_signatures", "compare_end_states", "holds_contents", "strict_pass"]

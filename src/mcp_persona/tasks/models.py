@@ -200,7 +200,7 @@ class MutationExemption(BaseModel):
     The reason must be specific: what the user left free, so that any value is right."""
 
     model_config = _STRICT
-    kind: Literal["drop", "free_text", "duplicate", "retarget"]
+    kind: Literal["drop", "free_text", "duplicate", "duplicate_nested", "retarget"]
     call: str = Field(pattern=r"^\d+\.\d+$", description="the gold call, 'STEP.CALL' (0-based)")
     argument: str | None = Field(default=None, description="dotted argument path, for free_text and retarget")
     reason: str = Field(min_length=25)

@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -210,12 +210,18 @@ class LiveMCPBenchProtocol(Protocol):
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
             "metrics": metrics,
+            "uncertainty": self.uncertainty(rows),
             "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},
             "judge": judge_stats(config, records),
             # why the failed episodes failed, in the paper's taxonomy (query, retrieval, tool, other)
             "error_taxonomy": error_taxonomy(records, by_id),
             "episodes": rows,
         }
+
+    def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+        judged = row.get("judge_success")
+        return {"success_rate": (float(row["success"]), 1.0), "rule_success_rate": (float(row["rule_success"]), 1.0),
+                "judge_success_rate": (float(judged or 0.0), float(judged is not None))}
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
         from mcp_persona.report.summary import pct

@@ -10,7 +10,7 @@ right arguments, in the right serial / parallel order, at what token and time co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,6 +126,7 @@ class MCPAgentBenchProtocol(Protocol):
             "n_errors": sum(1 for r in records if r.status == "error"),
             "n_internal_errors": sum(len(r.internal_errors) for r in records),
             "metrics": scoring.run_metrics(rows) | usage_metrics(records),
+            "uncertainty": self.uncertainty(rows),
             "by_type": {k: v for k, v in scoring.grouped(rows, "type").items()},
             "by_domain": scoring.grouped(rows, "domain"),
             "by_domain_type": scoring.grouped([r | {"cell": f"{r['domain']}/{r['type']}"} for r in rows], "cell"),
@@ -133,6 +134,12 @@ class MCPAgentBenchProtocol(Protocol):
             "paper_differences": scoring.paper_differences(rows),
             "episodes": [{k: v for k, v in r.items() if k not in ("output_tokens", "paper_differs")} for r in rows],
         }
+
+    def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
+        weight = float(row["weight"])  # a task weighs as many gold calls as it has
+        return {"tfs": (float(row["finished"]), weight), "tefs": (float(row["efficient"]), weight),
+                "tfs_paper": (float(row["paper_finished"]), weight),
+                "tefs_paper": (float(row.get("paper_efficient", False)), weight)}
 
     def print_summary(self, summary: dict[str, Any], console: Console) -> None:
         from mcp_persona.report.summary import pct
