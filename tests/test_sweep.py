@@ -122,6 +122,13 @@ def test_a_killed_sweep_resumes_and_reports_each_cell_once(tmp_path: Path) -> No
         assert summary["metrics"][primary] == (1.0 if cell.model.name == "reference" else 0.0)
     html = (out / "sweep.html").read_text()
     assert "livemcp101: TSR vs max_rounds" in html and "mcpagentbench: TFS vs max_rounds" in html
+    from mcp_persona.report.load import load_runs
+    from mcp_persona.sweep_report import ablation_series
+
+    series = ablation_series(plan, load_runs([c.folder for c in plan]))
+    points = [p for entry in series for line in entry["lines"].values() for p in line]
+    assert len(series) == 2 and len(points) == 8
+    assert all(ci is not None and ci[0] <= score <= ci[1] for _, score, ci in points)  # each point's interval
     result = CliRunner().invoke(cli, ["sweep", str(path), "--out", str(out), "--dry-run"])
     assert result.output.count(" done ") == 8
 
