@@ -1,5 +1,6 @@
-"""The README's commands do not rot: every ``mcp-persona`` command in a bash block parses against the CLI as
-written (its subcommands, flags and values exist), and those that run offline in seconds run for real."""
+"""The documentation's commands do not rot: every ``mcp-persona`` command in a bash block of the README or of
+``docs/`` parses against the CLI as written (its subcommands, flags and values exist), and those that run
+offline in seconds run for real."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def readme_commands() -> list[str]:
     """Every command of the README's bash blocks: continuations joined, ``&&`` chains split, comments dropped."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     commands = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in block.replace("\\\n", " ").splitlines():
@@ -49,7 +50,7 @@ def parse(args: list[str]) -> Any:
 
 
 def test_the_readme_has_commands_and_a_wrong_one_is_caught() -> None:
-    assert len(cli_commands()) >= 10
+    assert len(cli_commands()) >= 20
     for wrong in (["run", "--no-such-flag"], ["run", "--agent", "nobody"], ["no-such-command"],
                   ["gen", "no-such-step"]):
         with pytest.raises(Exception):  # noqa: B017 - click's usage errors, or the missing command
@@ -85,3 +86,10 @@ def test_readme_commands_run(command: str, tmp_path: Path) -> None:
     done = subprocess.run([str(exe), *args], cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env={**os.environ, "COLUMNS": "120"})
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_every_relative_link_of_the_documentation_resolves() -> None:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            if not target.startswith(("http://", "https://")):
+                assert (page.parent / target).exists(), f"{page.name} links to {target}, which is not there"
