@@ -492,3 +492,18 @@ def test_help_and_task_tables_are_readable_at_80_columns() -> None:
     ids = [t.id for t in load_tasks("mcpagentbench")]
     assert all(line.count("│") == 0 or len(line) <= 80 for line in result.output.splitlines())
     assert sum(i in result.output for i in ids) == len(ids)
+
+
+def test_an_ablation_a_protocol_ignores_is_refused(tmp_path: Path) -> None:
+    for suite, flags in (("mcpagentbench", ["--skills", "bundled"]), ("livemcp101", ["--context-distractors", "3"]),
+                         ("livemcpbench", ["--context-distractors", "2"])):
+        result = _run("--suite", suite, "--agent", "model", "--model", "openai:x", "--base-url",
+                      "http://127.0.0.1:9/v1", *flags, "--limit", "1", "--run-dir", str(tmp_path / suite))
+        assert result.exit_code == 2 and "would change nothing" in result.output, (suite, result.output)
+    from mcp_persona.sweep import cells, load_sweep
+
+    sweep = tmp_path / "s.toml"
+    sweep.write_text('name = "x"\nsuites = ["persona", "mcpagentbench"]\n[[models]]\nagent = "reference"\n'
+                     '[grid]\ncontext_distractors = [0, 5]\n')
+    plan = cells(load_sweep(sweep), tmp_path / "out")
+    assert [c.suite for c in plan] == ["persona", "persona", "mcpagentbench"]  # the grid only where it does something

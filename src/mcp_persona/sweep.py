@@ -191,7 +191,9 @@ def cells(spec: SweepSpec, out: Path) -> list[Cell]:
             protocol = get_protocol(suite_info(suite).protocol)
         except (KeyError, ValueError) as exc:
             raise SweepError(f"suite {suite!r}: {exc}") from exc
-        takes = {*GENERIC_OPTIONS, *(o.name for o in protocol.options)}
+        # every protocol takes the round limit and the tool pool; skills and distractors only where its prompts
+        # carry them
+        takes = {"max_rounds", "tools", *protocol.honours, *(o.name for o in protocol.options)}
         keys = [k for k in spec.grid if k in takes]
         if spec.vary == "product":
             combos = [tuple(zip(keys, values, strict=True))

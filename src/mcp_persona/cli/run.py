@@ -209,6 +209,12 @@ def run(
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:
         raise fail(f"{exc} (suite {suite!r})") from exc
+    unused = [flag for flag, name, given in (("--skills", "skills", skills != "none"),
+                                             ("--context-distractors", "context_distractors", context_distractors > 0))
+              if given and name not in protocol.honours]
+    if unused:
+        raise fail(f"{' and '.join(unused)} would change nothing the {protocol.name} protocol tells the agent "
+                   "(its prompts do not carry them); leave them out for this suite")
     if agent is AgentKind.copilot and protocol.route_library is None:
         raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
                    "(use --suite livemcpbench)")

@@ -113,6 +113,9 @@ class Protocol:
     options: tuple[Option, ...] = ()
     route_library: str | None = None  # the tool library the copilot's route searches, if the pool is one
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
+    # the ablations whose input reaches this protocol's prompts (a run refuses the others: they would change
+    # nothing but the label); skills go into the system prompt, context distractors into the user prompt
+    honours: frozenset[str] = frozenset({"skills", "context_distractors"})
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;

@@ -121,6 +121,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         ("ATS", "ats", "average trajectory score (judged episodes only)"),
     )
     report_groups = "by_difficulty"
+    honours = frozenset({"skills"})  # the request alone is the user prompt
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       bounds=(1, 60)),
                Option("tool_budget", TOOL_BUDGET, "most tools a pool may hold (seeded servers are added only "

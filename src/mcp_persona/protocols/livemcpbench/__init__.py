@@ -67,6 +67,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
     report_groups = "by_domain"
+    honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
                     ("Cost", "cost_usd", "money"))

@@ -62,6 +62,7 @@ class MCPAgentBenchProtocol(Protocol):
         ("TEFS-paper", "tefs_paper", "TEFS as the paper's checker counts it (its name-only tools included)"),
     )
     report_groups = "by_type"
+    honours = frozenset()  # a fixed system prompt and the request alone
     scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
                     ("Score per minute", "time_efficiency", "num"))
