@@ -74,10 +74,10 @@ def script_suite(endpoint: GoldEndpoint, suite: str, n: int) -> list[str]:
 @pytest.mark.parametrize("suite", SUITES)
 def test_the_agents_sdk_example_scores_full_with_the_gold_endpoint(
         suite: str, endpoint: GoldEndpoint, tmp_path: Path) -> None:
-    ids = script_suite(endpoint, suite, 3)
+    ids = script_suite(endpoint, suite, 5)
     run_dir = tmp_path / "run"
     result = run_cli("--suite", suite, "--tasks", ",".join(ids), "--agent", "external", "--agent-cmd", EXAMPLE,
-                     "--concurrency", "3", "--run-dir", str(run_dir))
+                     "--concurrency", "5", "--run-dir", str(run_dir))
     assert result.exit_code == 0, result.output
     stored = records(run_dir)
     assert [r["task_id"] for r in stored] == sorted(ids)
