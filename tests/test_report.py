@@ -639,3 +639,11 @@ def test_livemcp101_figures_tsr_vs_ars_and_a_correct_column(tmp_path: Path) -> N
     assert next(iter(noop)) == "correct"  # the first column, as the paper's heatmap
     made = plots.figures(runs, counts)
     assert "tsr_ars" in made and made["tsr_ars"].axes[0].get_xlabel() == "TSR (%)"
+
+
+def test_reports_show_the_intervals_of_the_headline_scores(runs: dict[str, Path]) -> None:
+    loaded = load_runs([runs["reference"], runs["noop"]])
+    md = render_markdown(loaded)
+    block = md[md.index("## 95 % intervals"):]
+    assert "| reference | Acc | 100.0 | 100.0–100.0 |" in block and "| noop | Acc | 0.0 | 0.0–0.0 |" in block
+    assert 'title="95 % interval 100.0–100.0"' in render_html(loaded, figures=False)

@@ -115,6 +115,11 @@ def _board_rows(runs: Sequence[Run], cats: Sequence[str], index: Mapping[int, in
             ("Time", seconds(s["avg_elapsed_s"]), s["avg_elapsed_s"]),
         ]
         all_cells = [{"key": k, "text": t, "sort": "" if v is None else v} for k, t, v in cells]
+        # the headline scores' 95 % intervals (the run summary's), as each cell's tooltip
+        intervals = (r.summary.get("uncertainty") or {}).get("intervals") or {}
+        for cell, (_, key, _) in zip(all_cells, columns, strict=False):
+            if isinstance(ci := intervals.get(key), list) and len(ci) == 2:
+                cell["title"] = f"95 % interval {pct(ci[0])}–{pct(ci[1])}"
         rows.append({"rank": rank, "index": index[id(r)], "run": r, "stats": s,
                      "cells": all_cells})
     # the best value of each score column (the protocol's scores and its groups) is marked

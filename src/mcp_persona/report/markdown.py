@@ -147,6 +147,11 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
         p = g[0].protocol
         parts += _protocol_sections(g, f" · {p.title or p.name}" if len(groups) > 1 else "")
     order = [r for g in groups for r in ranked(g)]
+    interval_rows = _interval_rows(order)
+    if interval_rows:
+        parts += ["## 95 % intervals", "", "Bootstrap over tasks (and over trials within a task), from each run's "
+                  "summary: two runs whose intervals overlap may not differ (`mcp-persona compare` pairs them).", "",
+                  table(["Run", "Metric", "Value", "95 % interval"], interval_rows), ""]
     trial_rows = _trial_rows(order)
     if trial_rows:
         parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]
@@ -154,6 +159,17 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
     if notes:
         parts += ["## Notes", "", *notes, ""]
     return "\n".join(parts)
+
+
+def _interval_rows(runs: Sequence[Run]) -> list[list[str]]:
+    rows = []
+    for r in runs:
+        intervals = (r.summary.get("uncertainty") or {}).get("intervals") or {}
+        for label, key, _ in r.columns:
+            ci = intervals.get(key)
+            if isinstance(ci, list) and len(ci) == 2:
+                rows.append([r.label, label, pct(r.metrics.get(key)), f"{pct(ci[0])}–{pct(ci[1])}"])
+    return rows
 
 
 def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
