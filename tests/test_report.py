@@ -647,3 +647,13 @@ def test_reports_show_the_intervals_of_the_headline_scores(runs: dict[str, Path]
     block = md[md.index("## 95 % intervals"):]
     assert "| reference | Acc | 100.0 | 100.0–100.0 |" in block and "| noop | Acc | 0.0 | 0.0–0.0 |" in block
     assert 'title="95 % interval 100.0–100.0"' in render_html(loaded, figures=False)
+
+
+def test_an_unfinished_run_reports_its_own_protocols_scores(tmp_path: Path) -> None:
+    code, text = invoke("run", "--suite", "livemcp101", "--agent", "reference", "--tasks", "finance_easy_0[12]",
+                        "--run-dir", str(tmp_path / "run"))
+    assert code == 0, text
+    (tmp_path / "run" / "summary.json").unlink()  # as a killed run leaves it
+    run = load_runs([tmp_path / "run"])[0]
+    assert run.metrics["tsr"] == 1.0 and run.metrics["ars"] == 1.0
+    assert "| reference | 2 | 100.0 | 100.0 |" in render_markdown([run])  # TSR, ARS; the label has no defaults

@@ -10,6 +10,8 @@ the run did); a run without one (killed before the end) is scored from its recor
 
 from __future__ import annotations
 
+import contextlib
+
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -265,7 +267,13 @@ class Run:
 
 def _settings(config: dict[str, Any]) -> list[str]:
     parts = []
-    for key, default in DEFAULTS.items():
+    defaults = dict(DEFAULTS)
+    if config.get("protocol"):  # a protocol's own round limit is its default (LiveMCP-101: 30)
+        from mcp_persona.protocols import get_protocol
+
+        with contextlib.suppress(KeyError):
+            defaults["max_rounds"] = get_protocol(str(config["protocol"])).max_rounds
+    for key, default in defaults.items():
         value = config.get(key, default)
         if value is not None and value != default:
             short = "distractors" if key == "context_distractors" else key
@@ -398,11 +406,37 @@ def load_run(path: Path | str, *, suite: str | None = None) -> Run:
     if summary.get("episodes") is not None and len(scored) != len(episodes):
         notes.append(f"summary.json lists {len(scored)} episodes, the store holds {len(episodes)}")
     if not summary:
+        summary = _summary_from_store(config, str(source) if source else None, records) or {}
+    if not summary:  # the tasks cannot be loaded: the checkpoint metrics every protocol's records carry
         scores = [EpisodeScore(e.task_id, e.category, e.acc, e.exec_acc, e.strict) for e in episodes]
         summary = {**config, "metrics": suite_metrics(scores), "by_category": by_category(scores),
                    "n_episodes": len(episodes)}
     return Run(path=path, config=config, summary=summary, episodes=episodes, tasks=tasks, notes=notes,
                label=run_label(config))
+
+
+def _summary_from_store(config: dict[str, Any], suite: str | None,
+                        records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The summary the run would have written, from its stored episodes and its protocol (an unfinished run's
+    report then shows its own protocol's scores); None when its tasks cannot be loaded."""
+    import dataclasses
+
+    from mcp_persona.report.summary import build_summary
+    from mcp_persona.runner import RunConfig
+    from mcp_persona.store import EpisodeRecord
+    from mcp_persona.tasks import TaskFileError, load_tasks
+
+    if not suite:
+        return None
+    try:
+        tasks = load_tasks(suite)
+        known = {f.name for f in dataclasses.fields(RunConfig)}
+        run_config = RunConfig(**{k: v for k, v in config.items() if k in known})
+        stored = [EpisodeRecord.model_validate(r) for r in records]
+        done = {r.task_id for r in stored}
+        return build_summary(run_config, [t for t in tasks if t.id in done], stored)
+    except (TaskFileError, TypeError, ValueError, KeyError):
+        return None
 
 
 def load_runs(paths: Iterable[Path | str], *, suite: str | None = None) -> list[Run]:
