@@ -11,7 +11,6 @@ the run did); a run without one (killed before the end) is scored from its recor
 from __future__ import annotations
 
 import contextlib
-
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
