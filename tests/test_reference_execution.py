@@ -98,7 +98,7 @@ def test_the_reference_runs_concurrently_in_an_environment_of_its_own() -> None:
     assert any("aapl-week" in d for d in record.reference.diff)
     assert not any("agent-only" in d for d in record.reference.diff)
     assert record.score is not None and record.score["end_state"]["source"] == "reference run"
-    assert record.score["reference"]["changes"] == ["excel: create workbook"]
+    assert record.score["reference"]["changes"] == ["excel: create workbook holding 1 x worksheet"]
 
 
 def test_timestamps_overlap() -> None:
