@@ -225,7 +225,7 @@ def run(
     if sample is not None:
         tasks = sample_tasks(tasks, sample, sample_seed)
     try:
-        skill_set = Skills(skills)
+        Skills(skills)  # checked here for a clear error; the agent's recipe builds its own
     except SkillsError as exc:
         raise fail(str(exc)) from exc
     if not takes_model and skills != "none":
