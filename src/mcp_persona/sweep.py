@@ -32,15 +32,18 @@ import json
 import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from mcp_persona.llm.settings import ModelSettings
+
 # Options a grid may vary (as ``mcp-persona run`` spells them, with '_'): protocol options are checked per suite.
 GENERIC_OPTIONS = ("max_rounds", "tools", "skills", "context_distractors")
-MODEL_SETTINGS = ("temperature", "top_p", "max_tokens", "seed", "reasoning_effort", "thinking_budget")
+# a model's generation settings, as ModelSettings names them (SweepModel declares each for validation)
+MODEL_SETTINGS = tuple(f.name for f in fields(ModelSettings))
 PRICES = ("price_in", "price_out", "price_cached_in")
 Scalar = int | float | str
 

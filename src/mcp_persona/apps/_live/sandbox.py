@@ -95,14 +95,7 @@ class Isolation:
 
     bwrap: str
     own_uid: bool
-
-    namespaces: bool = True
-    network_namespace: bool = True
-
-    @property
-    def process_limit(self) -> bool:
-        """The kernel applies RLIMIT_NPROC to every run: to its own uid, or within its user namespace."""
-        return True
+    network_namespace: bool = True  # always: every run is in a network namespace of its own
 
 
 _decided: Isolation | SandboxUnavailable | None = None
