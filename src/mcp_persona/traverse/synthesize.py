@@ -21,6 +21,7 @@ synthesis only with models and prompts you trust, or inside a container.
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from typing import Any
 
 from mcp_persona.apps.base import App
 from mcp_persona.context_tree import ContextTree, Hierarchy
-from mcp_persona.llm.base import ChatClient
+from mcp_persona.llm.base import ChatClient, ModelError
 from mcp_persona.traverse.discriminator import classify
 from mcp_persona.traverse.models import Pool, Trace
 from mcp_persona.traverse.reconstruct import deconstruct, reconstruct
@@ -276,7 +277,11 @@ async def synthesize_tool(client: ChatClient, pool: Pool, tool: str, app: App, *
     messages = build_prompt(server=pool.header.server, tool=spec, traces=traces, hierarchy=app.hierarchy)
     attempts: list[Attempt] = []
     for _ in range(max_attempts):
-        reply = await client.complete(messages, [])
+        try:
+            reply = await client.complete(messages, [])
+        except ModelError as exc:  # recorded for this tool; another tool's prompt may still fit and succeed
+            attempts.append(Attempt("", 0.0, 0.0, error=f"the model request failed: {exc}"))
+            break
         code = extract_code(reply.content or "")
         try:
             kernel = load_kernel(code)
@@ -300,22 +305,42 @@ async def synthesize(client: ChatClient, pool: Pool, app: App, *, tools: list[st
     return {t: await synthesize_tool(client, pool, t, app, **kwargs) for t in (tools or pool.tool_names)}
 
 
-def module_source(results: dict[str, SynthesisResult], *, server: str) -> str:
-    """One Python module holding every accepted kernel, as ``KERNELS = {tool: simulate}``; each
-    kernel keeps its own namespace, so helpers of different tools never collide."""
+def split_pool(pool: Pool, share: float, *, seed: int = 0) -> tuple[Pool, Pool]:
+    """(training, held-out) pools: of every tool's successes and of its errors, ``round(n * share)`` traces are
+    held out (chosen by a hash of ``seed`` and the trace id, so a split is reproducible and independent of the
+    pool's order), never all of them: each tool keeps an example of each outcome it has in the training pool."""
+    if not 0.0 < share < 1.0:
+        raise ValueError(f"the held-out share must be between 0 and 1 (exclusive), got {share}")
+    groups: dict[tuple[str, bool], list[Trace]] = {}
+    for t in pool.traces:
+        groups.setdefault((t.tool, t.label == "success"), []).append(t)
+    held: set[str] = set()
+    for traces in groups.values():
+        n = min(len(traces) - 1, round(len(traces) * share))
+        ranked = sorted(traces, key=lambda t: hashlib.sha256(f"{seed}:{t.id}".encode()).hexdigest())
+        held.update(t.id for t in ranked[:n])
+    train = [t for t in pool.traces if t.id not in held]
+    heldout = [t for t in pool.traces if t.id in held]
+    return Pool(header=pool.header, traces=train), Pool(header=pool.header, traces=heldout)
+
+
+def module_source(results: dict[str, SynthesisResult], *, server: str, app: str, tools: list[dict[str, Any]]) -> str:
+    """One Python module holding every accepted kernel, as ``KERNELS = {tool: simulate}``, with what serving them
+    as an app takes: the server's name, the app whose Context-Tree hierarchy they work on, and the tools as the
+    real server published them. Each kernel keeps its own namespace (helpers of different tools never collide)
+    and loads through :func:`load_kernel`, with its import guard."""
     sources = {tool: r.code for tool, r in results.items() if r.accepted}
+    published = [t for t in tools if t["name"] in sources]
     return "\n".join([
-        f'"""Simulation kernels for {server}, written by a model and accepted on replay."""',
+        f'"""Simulation kernels for {server}, written by a model and accepted on replay of the real server\'s traces."""',
         "",
+        "from mcp_persona.traverse.synthesize import load_kernel",
+        "",
+        f"SERVER = {server!r}",
+        f"APP = {app!r}  # the app whose Context-Tree hierarchy the kernels work on",
+        f"TOOLS = {published!r}",
         f"SOURCES = {sources!r}",
         "",
-        "",
-        "def _load(code):",
-        "    ns = {}",
-        "    exec(code, ns)",
-        "    return ns['simulate']",
-        "",
-        "",
-        "KERNELS = {tool: _load(code) for tool, code in SOURCES.items()}",
+        "KERNELS = {tool: load_kernel(code) for tool, code in SOURCES.items()}",
         "",
     ])
