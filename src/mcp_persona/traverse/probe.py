@@ -28,6 +28,7 @@ from mcp_persona.llm.base import ChatClient
 from mcp_persona.traverse.discriminator import classify, judge
 from mcp_persona.traverse.models import ErrorClass, Pool, PoolHeader, Seed, SeedFile, Trace
 from mcp_persona.traverse.perturb import ModelPerturber, perturb
+from mcp_persona.traverse.selffc import SelfFC
 from mcp_persona.traverse.state import StateAdapter, fill
 
 DEFAULT_ENV = {"TZ": "UTC"}  # dates in responses (get_file_info) print in the server's time zone
@@ -87,7 +88,8 @@ class Prober:
 
     def __init__(self, target: Target, state: StateAdapter, *, server: str = "", judge_client: ChatClient | None = None,
                  model: ModelPerturber | None = None, perturbations: bool = True,
-                 on_trace: Callable[[Trace], None] | None = None, timeout: float = CALL_TIMEOUT) -> None:
+                 on_trace: Callable[[Trace], None] | None = None, timeout: float = CALL_TIMEOUT,
+                 self_fc: SelfFC | None = None) -> None:
         self.target = target
         self.state = state
         self.server = server
@@ -96,6 +98,7 @@ class Prober:
         self.perturbations = perturbations
         self.on_trace = on_trace
         self.timeout = timeout
+        self.self_fc = self_fc
 
     async def run(self, seeds: SeedFile, *, workdir: Path | None = None) -> Pool:
         with tempfile.TemporaryDirectory(prefix="mcp-persona-traverse-") as tmp:
@@ -117,6 +120,9 @@ class Prober:
                                 server_info=info.model_dump(mode="json", exclude_none=True) if info else {},
                                 target=self.target.describe(), reset=self.state.kind,  # type: ignore[arg-type]
                                 tools=tools)
+            if self.self_fc is not None:
+                seeds = await self._grow(client, seeds, by_name, header.server, ph)
+                header.self_fc = self.self_fc.report.counts() | {"model": self.self_fc.report.model}
             traces: list[Trace] = []
             seen: set[str] = set()
             rules_done: set[tuple[str, str]] = set()  # a rule applied once per tool teaches the rest
@@ -137,6 +143,19 @@ class Prober:
                     if self.on_trace:
                         self.on_trace(trace)
         return Pool(header=header, traces=traces)
+
+    async def _grow(self, client: Client, seeds: SeedFile, by_name: dict[str, dict[str, Any]], server: str,
+                    ph: dict[str, str]) -> SeedFile:
+        """Self-FC: the seeds grown with the model's proposals the server accepts, each made from the fixture."""
+        assert self.self_fc is not None
+
+        async def execute(seed: Seed) -> Trace:
+            call = Call(seed, seed.tool, fill(seed.arguments, ph), None, "self-fc", seed.note)
+            return await self._probe(client, call, seeds.fixture, 0, server, by_name[seed.tool])
+
+        written = json.dumps([s.arguments for s in seeds.seeds], ensure_ascii=False)
+        used = [key for key in sorted(ph) if "{" + key + "}" in written]  # the placeholders the seeds show
+        return await self.self_fc.expand(seeds, by_name, execute, used)
 
     async def _calls(self, seed: Seed, tool: dict[str, Any], fixture: dict[str, Any] | None,
                      ph: dict[str, str]) -> list[Call]:

@@ -332,7 +332,7 @@ def module_source(results: dict[str, SynthesisResult], *, server: str, app: str,
     sources = {tool: r.code for tool, r in results.items() if r.accepted}
     published = [t for t in tools if t["name"] in sources]
     return "\n".join([
-        f'"""Simulation kernels for {server}, written by a model and accepted on replay of the real server\'s traces."""',
+        f'"""Simulation kernels for {server}, written by a model and accepted on replay of its traces."""',
         "",
         "from mcp_persona.traverse.synthesize import load_kernel",
         "",
