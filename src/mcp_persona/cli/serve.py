@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mcp_persona.apps import AppServer, app_names, get_app
+from mcp_persona.apps import App, AppServer, app_names, get_app
 from mcp_persona.cli.common import err, fail
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.pool_server import BearerAuth
@@ -33,7 +33,8 @@ DEFAULT_MAX_CONNECTIONS = 1000
 
 
 def serve(
-    server: Annotated[str, typer.Argument(help="server name, e.g. lark")],
+    server: Annotated[str, typer.Argument(help="server name, e.g. lark, or a simulator folder written by "
+                                               "'synthesize'")],
     transport: Annotated[Transport, typer.Option()] = Transport.stdio,
     host: Annotated[str, typer.Option(
         help="HTTP bind address; other than loopback it needs --token-env")] = "127.0.0.1",
@@ -51,10 +52,11 @@ def serve(
         min=0.1, help="HTTP: seconds a connection has to send a request's headers")] = 10.0,
 ) -> None:
     """Serve a simulated app as a real MCP server (stdio, or streamable HTTP at /mcp)."""
-    if server not in app_names():
-        raise fail(f"unknown server {server!r} (known: {', '.join(app_names())})")
-    if context is not None and context not in get_app(server).context_ids():
-        raise fail(f"{server} has no context {context!r} (has: {', '.join(get_app(server).context_ids())})")
+    app = resolve_app(server)
+    if not app.context_ids():
+        raise fail(f"{server} has no context to start from")
+    if context is not None and context not in app.context_ids():
+        raise fail(f"{server} has no context {context!r} (has: {', '.join(app.context_ids())})")
     try:
         clock = TaskClock(now=datetime.fromisoformat(now) if now else DEFAULT_CLOCK.now,
                           timezone=timezone or DEFAULT_CLOCK.timezone)
@@ -68,7 +70,7 @@ def serve(
     if transport is Transport.stdio:
         if token:
             raise fail("--token-env applies to --transport http only")
-        build_server(server, context, clock).run("stdio")
+        build_server(app, context, clock).run("stdio")
         return
     if not is_loopback(host) and not token:
         raise fail(f"--host {host} takes connections from other machines: give --token-env VAR so that only "
@@ -86,14 +88,31 @@ def serve(
     # the listen queue, and the connections accepted at one wake-up of the event loop before any is looked at
     backlog = max(16, min(1024, open_files // 8))
     sock = listen(host, port, backlog)
-    mcp_server = build_server(server, context, clock)
+    mcp_server = build_server(app, context, clock)
     err.print(f"serving {server} on http://{host}:{port}/mcp" + (" (bearer token required)" if token else ""))
     serve_http(mcp_server, sock, backlog, host=host, token=token, security=security,
                limits=ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout))
 
 
-def build_server(name: str, context_id: str | None, clock: TaskClock) -> AppServer:
-    app = get_app(name)
+def resolve_app(server: str) -> App:
+    """The app named ``server``, or the synthesized simulator in the folder ``server``."""
+    from mcp_persona.traverse.kernel_app import is_simulator_dir
+
+    if is_simulator_dir(server):
+        from mcp_persona.traverse.kernel_app import load_simulator
+        from mcp_persona.traverse.synthesize import KernelError
+
+        try:
+            return load_simulator(server)
+        except KernelError as exc:
+            raise fail(str(exc)) from exc
+    if server not in app_names():
+        raise fail(f"unknown server {server!r} (known: {', '.join(app_names())}; or a folder written by "
+                   "'synthesize')")
+    return get_app(server)
+
+
+def build_server(app: App, context_id: str | None, clock: TaskClock) -> AppServer:
     cid = context_id or app.context_ids()[0]
     return app.server(app.env(cid, clock=clock))
 
