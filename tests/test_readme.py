@@ -62,8 +62,11 @@ def test_every_readme_command_parses(args: list[str], tmp_path: Path, monkeypatc
     # where a reader runs them: the checkout's paths resolve, and files an earlier command writes exist
     (tmp_path / "src").symlink_to(ROOT / "src")
     for arg in args:
-        if re.fullmatch(r"[\w.-]+\.jsonl?", arg):
-            (tmp_path / arg).touch()
+        path = tmp_path / arg
+        if (re.fullmatch(r"[\w.-]+(/[\w.-]+)*\.jsonl?", arg) and not path.exists()
+                and path.resolve().is_relative_to(tmp_path.resolve())):  # never into the checkout (src/)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
     monkeypatch.chdir(tmp_path)
     parse(args)
 
