@@ -23,7 +23,7 @@ from mcp_persona.cli import app as cli
 from mcp_persona.traverse.kernel_app import KernelServer, load_simulator
 from mcp_persona.traverse.models import load_pool
 from mcp_persona.traverse.synthesize import split_pool
-from test_llm_faults import FaultServer, completion
+from test_llm_faults import FaultServer, completion, status
 from test_traverse import ALWAYS_OK, SEARCH_NODES, TRACES
 
 POOL = TRACES / "memory.jsonl"
@@ -193,3 +193,14 @@ def test_the_module_reloads_its_kernels_through_the_import_guard(endpoint: Fault
     (out / "simulator.py").write_text(module.replace("import json", "import subprocess"))
     result = CliRunner().invoke(cli, ["fidelity", "--pool", str(out / "heldout.jsonl"), "--simulator", str(out)])
     assert result.exit_code == 2 and "import of 'subprocess' is not allowed" in result.output
+
+
+def test_a_failing_endpoint_is_each_tools_reason(endpoint: FaultServer, tmp_path: Path) -> None:
+    endpoint.default = status(401)
+    result = synthesize(endpoint, tmp_path / "sim", "--tools", "read_graph,search_nodes")
+    assert result.exit_code == 1
+    assert len(endpoint.requests) == 2  # one per tool: a failed request is not retried as a wrong answer
+    message = " ".join(result.output.split())
+    assert "read_graph: the model request failed: [auth]" in message
+    assert "search_nodes: the model request failed: [auth]" in message
+    assert not (tmp_path / "sim").exists()
