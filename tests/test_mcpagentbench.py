@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_suite
 from mcp_persona.protocols.mcpagentbench.candidates import candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.scoring import normalize_arguments, run_metrics, score_calls
@@ -176,12 +176,13 @@ def test_suite_file_names_a_known_protocol(tmp_path: Path) -> None:
     (tmp_path / "suite.json").write_text('{"protocol": "nope"}')
     (tmp_path / "t.json").write_text("[]")
     with pytest.raises(TaskFileError, match="unknown protocol 'nope'"):
-        load_tasks(str(tmp_path))
+        load_suite(str(tmp_path))
     (tmp_path / "suite.json").write_text('{"protocol": "mcpagentbench"}')
     bad = make_task([[A]], typ="dual_serial").model_dump(mode="json")
     (tmp_path / "t.json").write_text(json.dumps([bad]))
     with pytest.raises(TaskFileError, match="does not match the gold steps"):
-        load_tasks(str(tmp_path))
+        load_suite(str(tmp_path))
+    assert load_tasks(str(tmp_path))[0].id == bad["id"]  # the file format alone is the loader's; the fit, the suite's
 
 
 def test_the_bundled_suite_has_the_papers_shape() -> None:
