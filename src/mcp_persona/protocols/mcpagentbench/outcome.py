@@ -121,7 +121,7 @@ async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCall
         for si, step in enumerate(task.gold):
             for ci, gold in enumerate(step.calls):
                 try:
-                    args = env.gold_arguments(resolve_refs(gold.arguments, matched))
+                    args = resolve_refs(gold.arguments, matched)
                 except GoldReplayError:
                     missing.append(f"{gold.tool} (needs the result of gold call {si}.{ci})")
                     continue
@@ -133,7 +133,8 @@ async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCall
                     if mine is None or mine.server != gold.server:
                         continue
                     env.apps[mine.server].restore_state(mine.before)  # the state the agent's call saw
-                    _, ending = await _run(env, gold.server, gold.tool, args, calls[i].round, f"gold_{si}_{ci}")
+                    _, ending = await _run(env, gold.server, gold.tool, env.gold_arguments(args), calls[i].round,
+                                           f"gold_{si}_{ci}")
                     if via := ending.same(mine.ending):
                         hit = i
                         break
