@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.context_tree.diff import diff_states
 from mcp_persona.protocols.mcpagentbench.scoring import call_key, normalize_value, same_turns
-from mcp_persona.tasks import Task
+from mcp_persona.tasks import GoldCall, Task
 from mcp_persona.trajectory import ToolCallEvent
 
 if TYPE_CHECKING:
@@ -106,6 +106,17 @@ async def _replay(env: Environment, calls: Sequence[ToolCallEvent]) -> tuple[lis
     return replayed, diverged
 
 
+async def _ending_alike(env: Environment, gold: GoldCall, args: dict[str, Any],
+                        candidates: list[tuple[int, Replayed]]) -> tuple[int, str] | tuple[None, None]:
+    """The first candidate (position, replay) whose call ends as ``gold`` does on the state it saw, and how."""
+    for i, mine in candidates:
+        env.apps[mine.server].restore_state(mine.before)  # the state the agent's call saw
+        _, ending = await _run(env, gold.server, gold.tool, args, 0, "gold")
+        if how := ending.same(mine.ending):
+            return i, how
+    return None, None
+
+
 async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCallEvent],
                         episode: Environment) -> dict[str, Any]:
     """Finished / efficiently finished by the outcome rule (see the module doc); ``episode`` is the episode's
@@ -128,16 +139,9 @@ async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCall
                 want = call_key(gold.tool, args)
                 free = [i for i, c in enumerate(calls) if i not in used and c.tool == gold.tool]
                 hit, via = next(((i, ARGUMENTS) for i in free if keys[i] == want), (None, None))
-                for i in free if hit is None else ():
-                    mine = replayed[i]
-                    if mine is None or mine.server != gold.server:
-                        continue
-                    env.apps[mine.server].restore_state(mine.before)  # the state the agent's call saw
-                    _, ending = await _run(env, gold.server, gold.tool, env.gold_arguments(args), calls[i].round,
-                                           f"gold_{si}_{ci}")
-                    if via := ending.same(mine.ending):
-                        hit = i
-                        break
+                if hit is None:
+                    hit, via = await _ending_alike(env, gold, env.gold_arguments(args), [
+                        (i, r) for i in free if (r := replayed[i]) is not None and r.server == gold.server])
                 if hit is None:
                     missing.append(f"{gold.tool} {want[1]}")
                     continue
