@@ -132,7 +132,7 @@ class LiveMCPBenchProtocol(Protocol):
         return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
-        return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
+        return LibraryEnvironment(task, tools=tools, library="livemcptool", pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         workdir = env.workdir if isinstance(env, LibraryEnvironment) else "(none)"
@@ -166,7 +166,7 @@ class LiveMCPBenchProtocol(Protocol):
         entries = catalogue()
         descriptions = {f"{c.server}:{c.tool}": t.description for c in trajectory.tool_calls
                         if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
-        verdict = await KeyPointJudge(judging.checkpoint.client).judge(task, trajectory,
+        verdict = await judging.judge(KeyPointJudge).judge(task, trajectory,
                                                                         tool_descriptions=descriptions)
         record.verdicts = [verdict.model_dump(mode="json")]
         judged = verdict.status == "ok" and verdict.score == 1.0

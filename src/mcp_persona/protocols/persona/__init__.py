@@ -11,16 +11,18 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.agents.prompts import system_prompt, user_prompt
-from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
+from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
+    FailureJudge,
     classify_failure,
     count_failure_modes,
     diagnose,
     is_failed,
 )
 from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -45,6 +47,7 @@ def suite_servers(suite: str) -> tuple[str, ...]:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
         ("SR-0.8", "sr_0_8", "share of episodes with Acc > 0.8"),
@@ -75,6 +78,13 @@ class PersonaProtocol(Protocol):
 
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
+        if n == 0 or "context_distractors" not in self.honours:  # a protocol built on this one may not take them
+            return super().with_context_distractors(task, n)
+        extra = distractors_for(task.id, n)
+        return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
@@ -205,7 +215,7 @@ async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Sign
     if key not in _GOLD_CHANGES:
         trajectory = Trajectory(task_id=task.id, agent="reference")
         try:
-            async with Environment(task, tools=tools) as env:
+            async with Environment(task, tools=tools, pool=PROTOCOL.pool(task, {}, tools)) as env:
                 await ReferenceAgent().run(task, env, trajectory)
                 failed = any(e.is_error for e in trajectory.tool_calls)
                 _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
@@ -220,13 +230,13 @@ async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | No
     assert record.score is not None
     if judging is not None:
         wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
-        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+        verdicts = {} if wanted == [] else await judging.judge(CheckpointJudge).judge_task(
             task, record.trajectory, state_changes=record.diff, indexes=wanted)
         record.score = combine_scores(record.score, verdicts, policy=judging.policy)
         record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
     record.score["strict"] = strict_pass(record.score)
     if is_failed(record.score):
-        judge = judging.failure if judging is not None else None
+        judge = judging.judge(FailureJudge) if judging is not None else None
         record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
