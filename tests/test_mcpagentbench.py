@@ -224,6 +224,8 @@ def test_cli_reference_one_call_per_turn_and_noop(tmp_path: Path) -> None:
     ref = run(tmp_path, "ref", "--agent", "reference", "--candidates", "10")
     assert ref["suite"] == "mcpagentbench" and ref["n_tasks"] == 7
     assert ref["metrics"]["tfs"] == ref["metrics"]["tefs"] == 1.0
+    assert ref["metrics"]["tfs_outcome"] == ref["metrics"]["tefs_outcome"] == 1.0
+    assert ref["uncertainty"]["intervals"]["tfs_outcome"] == [1.0, 1.0]
     assert set(ref["by_type"]) == {"single", "dual_serial", "dual_parallel", "multi"}
     assert set(ref["by_domain"]) == {"daily", "professional"}
     assert ref["protocol_options"] == {"candidates": 10, "distractors": "uniform"}
@@ -238,9 +240,11 @@ def test_cli_reference_one_call_per_turn_and_noop(tmp_path: Path) -> None:
         assert e["finished"]
         assert e["efficient"] == (e["task_id"] not in has_parallel), e
     assert split["metrics"]["tfs"] == 1.0 and split["metrics"]["tefs"] < 1.0
+    assert split["metrics"]["tfs_outcome"] == 1.0 and split["metrics"]["tefs_outcome"] == split["metrics"]["tefs"]
 
     noop = run(tmp_path, "noop", "--agent", "noop")
     assert noop["metrics"]["tfs"] == noop["metrics"]["tefs"] == noop["metrics"]["tfs_paper"] == 0.0
+    assert noop["metrics"]["tfs_outcome"] == noop["metrics"]["tefs_outcome"] == 0.0
 
 
 def test_cli_rejects_protocol_options_the_suite_does_not_use() -> None:
