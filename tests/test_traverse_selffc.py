@@ -138,6 +138,7 @@ def test_cli_self_fc_writes_the_grown_seeds_and_the_report(endpoint: FaultServer
     assert ("Self-FC: 3 calls proposed in 9 requests, 1 accepted, 2 rejected (duplicate 1, server_error 1); "
             "0 unusable replies, 0 failed requests; seeds 2 -> 3") in result.output
     assert len(endpoint.requests) == 9
+    assert "Self-FC round 1, create_entities: 3 proposed, 1 accepted" in result.output  # progress, tool by tool
     grown = load_seeds(tmp_path / "pool.seeds.json")
     assert [s.id for s in grown.seeds] == ["mary", "engine", "create_entities-fc1"] and grown.fixture is not None
     report = json.loads((tmp_path / "pool.self-fc.json").read_text())

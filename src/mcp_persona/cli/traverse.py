@@ -128,7 +128,7 @@ def traverse(
     if self_fc:
         assert model is not None
         expander = SelfFC(make_model(model, base_url, api_key_env, max_tokens), rounds=rounds or 1,
-                          per_tool=per_tool or 4)
+                          per_tool=per_tool or 4, progress=lambda line: err.print(f"  Self-FC {line}", soft_wrap=True))
     done = 0
 
     def tick(trace: object) -> None:

@@ -86,10 +86,12 @@ Execute = Callable[[Seed], Awaitable[Trace]]
 class SelfFC:
     """Grows a seed file with model-proposed calls the real server accepts (see the module's docstring)."""
 
-    def __init__(self, client: ChatClient, *, rounds: int = 1, per_tool: int = 4, max_examples: int = 8) -> None:
+    def __init__(self, client: ChatClient, *, rounds: int = 1, per_tool: int = 4, max_examples: int = 8,
+                 progress: Callable[[str], None] | None = None) -> None:
         if rounds < 1 or per_tool < 1:
             raise ValueError("Self-FC needs at least one round and one call per tool")
         self.client = client
+        self.progress = progress or (lambda line: None)
         self.rounds = rounds
         self.per_tool = per_tool
         self.max_examples = max_examples
@@ -145,11 +147,14 @@ class SelfFC:
                     reply = await self.client.complete(self.prompt(tool, examples, seeds.fixture, placeholders), [])
                 except ModelError as exc:
                     self.report.failed_requests.append(f"{name}: {exc}")
+                    self.progress(f"round {n}, {name}: the request failed: {exc}")
                     continue
                 items = self.parse(reply.content or "")
                 if items is None:
                     self.report.unusable_replies += 1
+                    self.progress(f"round {n}, {name}: the reply is no JSON list of calls")
                     continue
+                before = len(self.report.proposals)
                 for item in items[: self.per_tool]:
                     proposal = await self._judge(item, name, n, known, execute)
                     self.report.proposals.append(proposal)
@@ -159,6 +164,9 @@ class SelfFC:
                                     note=f"self-fc: {proposal.note}".rstrip(": "))
                         proposal.seed_id = seed.id
                         added[name].append(seed)
+                judged = self.report.proposals[before:]
+                self.progress(f"round {n}, {name}: {len(judged)} proposed, "
+                              f"{sum(1 for p in judged if p.status == 'accepted')} accepted")
         grown = list(seeds.seeds) + [s for name in tools for s in added[name]]  # the seeds' own traces keep their ids
         self.grown = seeds.model_copy(update={"seeds": grown})
         return self.grown
