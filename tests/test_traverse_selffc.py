@@ -92,6 +92,7 @@ async def test_self_fc_keeps_exactly_the_calls_the_real_server_accepts(tmp_path:
     assert "expected string, received number at query" in first[7].detail
     # round two proposes the same calls: every one is now known (tried, kept or not), or still malformed
     assert {p.reason for p in report.proposals if p.round == 2} == {"duplicate", "malformed"}
+    assert report.unusable == [f"open_nodes: {PROPOSALS['open_nodes']}"] * 2  # kept to be read, never guessed at
     counts = report.counts()
     assert counts == {"requests": 18, "unusable_replies": 2, "failed_requests": 0, "proposed": 18, "accepted": 3,
                       "rejected": 15, "rejected_by_reason": {"malformed": 4, "duplicate": 8, "server_error": 3}}

@@ -64,6 +64,7 @@ class SelfFCReport:
     requests: int = 0
     unusable_replies: int = 0
     failed_requests: list[str] = field(default_factory=list)
+    unusable: list[str] = field(default_factory=list)  # "tool: the reply's start", for each unusable reply
     proposals: list[Proposal] = field(default_factory=list)
 
     def counts(self) -> dict[str, Any]:
@@ -76,7 +77,7 @@ class SelfFCReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"model": self.model, "rounds": self.rounds, "per_tool": self.per_tool, **self.counts(),
-                "failed_request_errors": self.failed_requests,
+                "failed_request_errors": self.failed_requests, "unusable_reply_texts": self.unusable,
                 "proposals": [asdict(p) for p in self.proposals]}
 
 
@@ -152,6 +153,7 @@ class SelfFC:
                 items = self.parse(reply.content or "")
                 if items is None:
                     self.report.unusable_replies += 1
+                    self.report.unusable.append(f"{name}: {(reply.content or '')[:300]}")
                     self.progress(f"round {n}, {name}: the reply is no JSON list of calls")
                     continue
                 before = len(self.report.proposals)
