@@ -155,6 +155,7 @@ def test_broken_code_is_a_clear_error_and_writes_nothing(endpoint: FaultServer, 
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--holdout-share", "0.2", "--holdout", str(POOL)], "--holdout or --holdout-share, not both"),
+    (["--split-seed", "3", "--holdout", str(POOL)], "--holdout or --split-seed, not both"),
     (["--holdout-share", "1.5"], "--holdout-share must be between 0 and 1"),
     (["--tools", "search_nodes,no_such_tool"], "--tools: no traces of no_such_tool"),
     (["--app", "nothing"], "no app 'nothing' for the Context-Tree hierarchy"),

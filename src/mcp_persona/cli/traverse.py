@@ -193,7 +193,8 @@ def synthesize(
     holdout_share: Annotated[float | None, typer.Option(help="the share of each tool's successes and of its errors "
                                                              "kept out of the prompts for scoring (default 0.3)")]
     = None,
-    split_seed: Annotated[int, typer.Option(help="which traces a --holdout-share split holds out")] = 0,
+    split_seed: Annotated[int | None, typer.Option(help="which traces a --holdout-share split holds out "
+                                                        "(default 0)")] = None,
     tools: Annotated[str | None, typer.Option(help="only these tools (comma-separated; default: every tool the "
                                                    "pool has traces of)")] = None,
     app_name: Annotated[str | None, typer.Option("--app", help="the app whose Context-Tree hierarchy the "
@@ -219,8 +220,9 @@ def synthesize(
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise fail(f"--out {out} exists and is not an empty folder: give a new one")
-    if holdout is not None and holdout_share is not None:
-        raise fail("give --holdout or --holdout-share, not both")
+    if holdout is not None and (holdout_share is not None or split_seed is not None):
+        raise fail(f"give --holdout or {'--holdout-share' if holdout_share is not None else '--split-seed'}, "
+                   "not both (a --holdout pool is scored whole)")
     share = 0.3 if holdout_share is None else holdout_share
     if not 0.0 < share < 1.0:
         raise fail(f"--holdout-share must be between 0 and 1 (exclusive), got {share}")
@@ -254,8 +256,8 @@ def synthesize(
         train, heldout = only(loaded), only(held_pool)
         split = {"method": "pool", "heldout_pool": str(holdout)}
     else:
-        train, heldout = split_pool(only(loaded), share, seed=split_seed)
-        split = {"method": "share", "share": share, "seed": split_seed}
+        train, heldout = split_pool(only(loaded), share, seed=split_seed or 0)
+        split = {"method": "share", "share": share, "seed": split_seed or 0}
     split |= {"train": [t.id for t in train.traces], "heldout": [t.id for t in heldout.traces]}
     if not heldout.traces:
         raise fail("no held-out trace to score on: use a pool with more traces per tool, or --holdout")
