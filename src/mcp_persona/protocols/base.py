@@ -41,6 +41,7 @@ class Option:
     help: str
     choices: tuple[int | str, ...] = ()
     bounds: tuple[int, int] | None = None  # an integer option's smallest and largest value
+    needs_judge: bool = False  # it decides how a judge's verdict counts: meaningless without --judge
 
     @property
     def flag(self) -> str:

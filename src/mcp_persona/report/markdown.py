@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcp_persona.report.compare import Comparison
 from mcp_persona.report.load import Run, by_protocol, groups_of
 
 DASH = "–"
@@ -173,28 +172,3 @@ def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
             rows += [[r.label, str(t["trials"]), k, pct(v)] for k, v in t.items()
                      if k != "trials" and isinstance(v, int | float)]
     return rows
-
-
-def render_comparison(cmp: Comparison, limit: int | None = None) -> str:
-    """Markdown of a comparison: headline deltas, then the changed tasks (regressions first)."""
-    m = cmp.metric_deltas()
-    lines = [f"## {cmp.a.label} → {cmp.b.label}", "",
-             table(["Metric", "A", "B", "Δ"], [
-                 [k, pct(v["a"]), pct(v["b"]), _delta(v["delta"])] for k, v in m.items()
-                 if k in ("acc", "sr_0_8", "exec_acc", "tool_error_rate")]), ""]
-    rows = []
-    changed = [t for t in cmp.tasks if t.change != "unchanged"]
-    for t in changed[:limit] if limit else changed:
-        rows.append([t.change, t.task_id, t.category, pct(t.a.acc if t.a else None), pct(t.b.acc if t.b else None),
-                     pct(t.a.exec_acc if t.a else None), pct(t.b.exec_acc if t.b else None),
-                     t.a.status if t.a else DASH, t.b.status if t.b else DASH])
-    unchanged = len(cmp.tasks) - len(changed)
-    if rows:
-        lines += [table(["Change", "Task", "Category", "Acc A", "Acc B", "Exec A", "Exec B", "Status A", "Status B"],
-                        rows, ["l", "l", "l", "r", "r", "r", "r", "l", "l"]), ""]
-    lines.append(f"{len(cmp.regressions)} regressions, {len(cmp.improvements)} improvements, {unchanged} unchanged.")
-    return "\n".join(lines)
-
-
-def _delta(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:+.1f}"

@@ -71,7 +71,7 @@ class LiveMCPBenchProtocol(Protocol):
     route_library = "livemcptool"
     options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
                                           "judge alone), rules, or both (rules and judge)",
-                      ("judge", "rules", "both")),)
+                      ("judge", "rules", "both"), needs_judge=True),)
     reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
