@@ -7,7 +7,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging), and
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
 * which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
-  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`).
+  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, and the paper's own
+  tables, :attr:`Protocol.paper_tables`).
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -26,6 +27,7 @@ from rich.console import Console
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
     from mcp_persona.environment import Environment
+    from mcp_persona.protocols.paper_tables import PaperTable
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
@@ -125,6 +127,10 @@ class Protocol:
     # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
     # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
     report_extra: tuple[tuple[str, str, str], ...] = ()
+    # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
+    # paper published for them ship as ``published_results.json`` in the protocol's package
+    paper_tables: tuple[PaperTable, ...] = ()
+    report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:

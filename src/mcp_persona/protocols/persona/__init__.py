@@ -21,6 +21,8 @@ from mcp_persona.judges.failures import (
     is_failed,
 )
 from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.persona.paper import PAPER_TABLES
+from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -53,6 +55,7 @@ class PersonaProtocol(Protocol):
                                 "equivalent to the gold replay's, grounded answer"),
     )
     report_groups = "by_category"
+    paper_tables = PAPER_TABLES
 
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
@@ -142,6 +145,7 @@ class PersonaProtocol(Protocol):
                  "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
                  "stop_reason": r.trajectory.stop_reason, "error": r.error}
                 for s, r in zip(scores, records, strict=True)]
+        episodes = [(by_id[r.task_id], r, s.acc) for s, r in zip(scores, records, strict=True)]
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
@@ -151,6 +155,8 @@ class PersonaProtocol(Protocol):
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
+            "by_subset": by_subset(episodes),  # the paper's per-app subsets (its Table 7)
+            "subset_totals": subset_figures(episodes),
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
