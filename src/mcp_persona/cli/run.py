@@ -225,7 +225,7 @@ def run(
     if sample is not None:
         tasks = sample_tasks(tasks, sample, sample_seed)
     try:
-        Skills(skills)  # checked here for a clear error; the agent's recipe builds its own
+        run_skills = Skills(skills)
     except SkillsError as exc:
         raise fail(str(exc)) from exc
     if not takes_model and skills != "none":
@@ -307,7 +307,8 @@ def run(
                                   context_distractors) if executor == "ray" else None
             with terminate_as_interrupt() as caught:
                 anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                            context_distractors=context_distractors, trials=trials,
+                                            context_distractors=context_distractors, skills=run_skills,
+                                            trials=trials,
                                             judging=judging, protocol=protocol, settings=settings,
                                             on_start=status.started, on_done=status.finished, breaker=breaker,
                                             executor=remote))

@@ -18,24 +18,22 @@ Runner, store, resume, trials, reports and CLI only ever call these methods.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
+from mcp_persona.environment import Environment, PoolSpec, ToolPool
+
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
-    from mcp_persona.environment import Environment
     from mcp_persona.protocols.paper_tables import PaperTable
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
-
-ToolPool = Literal["selected", "all"]
-
 
 @dataclass(frozen=True)
 class Option:
@@ -59,21 +57,6 @@ class Option:
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
             raise ValueError(f"{self.flag} must be within {self.bounds[0]}..{self.bounds[1]} (got {value!r})")
         return value
-
-
-@dataclass(frozen=True)
-class PoolSpec:
-    """The servers an episode opens and which of their tools the agent sees, in this order.
-
-    ``tools`` None: every tool of every server, named ``server__tool``. Otherwise exactly the
-    listed (server, tool) pairs; ``bare_names`` exposes them under the tool's own name (the
-    library guarantees those are unique).
-    """
-
-    servers: list[str]
-    tools: list[tuple[str, str]] | None = None
-    bare_names: bool = False
-    description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
 
 
 @dataclass(frozen=True)
@@ -117,7 +100,7 @@ class Protocol:
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
     # the ablations whose input reaches this protocol's prompts (a run refuses the others: they would change
     # nothing but the label); skills go into the system prompt, context distractors into the user prompt
-    honours: frozenset[str] = frozenset({"skills", "context_distractors"})
+    honours: frozenset[str] = frozenset()
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
@@ -170,15 +153,21 @@ class Protocol:
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""
-        from mcp_persona.environment import Environment
-
-        return Environment(task, tools=tools, protocol=self, pool=spec)
+        return Environment(task, tools=tools, pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         raise NotImplementedError
 
     def user_prompt(self, task: Task) -> str:
         return task.instruction
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` distractor facts added to what the user prompt tells (``--context-distractors``);
+        only a protocol that honours ``context_distractors`` takes them."""
+        if n:
+            raise ValueError(f"the {self.name} protocol's prompts carry no user context: --context-distractors "
+                             "would change nothing")
+        return task
 
     def reference_agent(self, task: Task) -> Agent | None:
         """The agent of a reference execution the runner runs concurrently with the tested agent, in an

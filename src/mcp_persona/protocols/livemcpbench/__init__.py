@@ -134,7 +134,7 @@ class LiveMCPBenchProtocol(Protocol):
         return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
-        return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
+        return LibraryEnvironment(task, tools=tools, library="livemcptool", pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         workdir = env.workdir if isinstance(env, LibraryEnvironment) else "(none)"

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
@@ -21,7 +20,9 @@ from mcp_persona.judges.failures import (
     is_failed,
 )
 from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.persona.distractors import distractors_for
 from mcp_persona.protocols.persona.paper import PAPER_TABLES
+from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
@@ -47,6 +48,7 @@ def suite_servers(suite: str) -> tuple[str, ...]:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
         ("SR-0.8", "sr_0_8", "share of episodes with Acc > 0.8"),
@@ -78,6 +80,13 @@ class PersonaProtocol(Protocol):
 
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
+        if n == 0 or "context_distractors" not in self.honours:  # a protocol built on this one may not take them
+            return super().with_context_distractors(task, n)
+        extra = distractors_for(task.id, n)
+        return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
@@ -211,7 +220,7 @@ async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Sign
     if key not in _GOLD_CHANGES:
         trajectory = Trajectory(task_id=task.id, agent="reference")
         try:
-            async with Environment(task, tools=tools) as env:
+            async with Environment(task, tools=tools, pool=PROTOCOL.pool(task, {}, tools)) as env:
                 await ReferenceAgent().run(task, env, trajectory)
                 failed = any(e.is_error for e in trajectory.tool_calls)
                 _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
