@@ -49,7 +49,6 @@ def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
     from llama_cpp import Llama
 
     from mcp_persona.agents.tool_schema import openai_tools
-    from mcp_persona.environment import Environment
     from mcp_persona.llm.local import TOOLS_SHARE, render_messages
     from mcp_persona.protocols import get_protocol
 

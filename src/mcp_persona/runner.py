@@ -13,7 +13,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 
@@ -22,8 +22,6 @@ from mcp_persona.agents import Agent
 from mcp_persona.agents.skills import Skills
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
-from mcp_persona.judges.checkpoint import CheckpointJudge
-from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
@@ -55,17 +53,29 @@ class RunConfig:
         return asdict(self)
 
 
+J = TypeVar("J")
+
+
 @dataclass(frozen=True)
 class Judging:
-    """LLM judging of an episode: checkpoint verdicts merged into the rule scores, failures diagnosed."""
+    """LLM judging of a run's episodes: the judge model's client and how its verdicts combine with the rules
+    (``complement``: only what the rules leave undecided; ``replace``: everything). Each protocol builds the
+    judges it needs from the client, once per run (:meth:`judge`), so their limits hold across episodes."""
 
-    checkpoint: CheckpointJudge
-    failure: FailureJudge
+    client: ChatClient
     policy: Literal["complement", "replace"] = "complement"
+    _judges: dict[Callable[[ChatClient], Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def with_client(cls, client: ChatClient, policy: Literal["complement", "replace"] = "complement") -> Judging:
-        return cls(CheckpointJudge(client), FailureJudge(client), policy)
+        return cls(client, policy)
+
+    def judge(self, kind: Callable[[ChatClient], J]) -> J:
+        """The run's judge of ``kind`` (a judge class taking the client), made on first use."""
+        if kind not in self._judges:
+            self._judges[kind] = kind(self.client)
+        judge: J = self._judges[kind]
+        return judge
 
 
 def protocol_of(task: Task) -> Protocol:

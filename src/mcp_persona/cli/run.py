@@ -272,7 +272,7 @@ def run(
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
         raise fail(str(exc)) from exc
     if preflight_check:
-        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.checkpoint.client if judging else None,
+        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.client if judging else None,
                                                                    "judge")) if c is not None]
         check_endpoints(endpoints)
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite

@@ -183,12 +183,11 @@ class LiveMCP101Protocol(PersonaProtocol):
         score = record.score
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
-        client = judging.checkpoint.client
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
         # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
-        result = await LikertResultJudge(client).judge(
+        result = await judging.judge(LikertResultJudge).judge(
             task, record.trajectory, reference_answer=ran.trajectory.final_answer if ran is not None else None)
-        trajectory = await LikertTrajectoryJudge(client).judge(
+        trajectory = await judging.judge(LikertTrajectoryJudge).judge(
             task, record.trajectory, reference=ran.trajectory if ran is not None else None)
         record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
         score["judge_result_score"] = result.score if result.ok else None

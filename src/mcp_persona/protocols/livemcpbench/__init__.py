@@ -168,7 +168,7 @@ class LiveMCPBenchProtocol(Protocol):
         entries = catalogue()
         descriptions = {f"{c.server}:{c.tool}": t.description for c in trajectory.tool_calls
                         if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
-        verdict = await KeyPointJudge(judging.checkpoint.client).judge(task, trajectory,
+        verdict = await judging.judge(KeyPointJudge).judge(task, trajectory,
                                                                         tool_descriptions=descriptions)
         record.verdicts = [verdict.model_dump(mode="json")]
         judged = verdict.status == "ok" and verdict.score == 1.0

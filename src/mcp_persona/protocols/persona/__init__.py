@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.table import Table
 
-from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
+from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
+    FailureJudge,
     classify_failure,
     count_failure_modes,
     diagnose,
@@ -235,13 +236,13 @@ async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | No
     assert record.score is not None
     if judging is not None:
         wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
-        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+        verdicts = {} if wanted == [] else await judging.judge(CheckpointJudge).judge_task(
             task, record.trajectory, state_changes=record.diff, indexes=wanted)
         record.score = combine_scores(record.score, verdicts, policy=judging.policy)
         record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
     record.score["strict"] = strict_pass(record.score)
     if is_failed(record.score):
-        judge = judging.failure if judging is not None else None
+        judge = judging.judge(FailureJudge) if judging is not None else None
         record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
