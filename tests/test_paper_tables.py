@@ -208,6 +208,9 @@ def test_mcpagentbench_tables_1_and_2_in_their_layout_and_avg_at_k(reference_run
     assert "| reference · trials=2 | 2 | tfs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tefs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tfs_per_trial | 100.0 · 100.0 |" in trials
+    html = render_html([run], figures=False)
+    assert ('<tr><td>reference · trials=2</td><td class="num">2</td><td>tefs_avg@2</td><td class="num">100.0</td></tr>'
+            in html)
 
 
 def test_livemcpbench_success_by_domain_beside_its_efficiency(reference_runs: dict[str, Path]) -> None:

@@ -162,9 +162,9 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
         parts += ["## 95 % intervals", "", "Bootstrap over tasks (and over trials within a task), from each run's "
                   "summary: two runs whose intervals overlap may not differ (`mcp-persona compare` pairs them).", "",
                   table(["Run", "Metric", "Value", "95 % interval"], interval_rows), ""]
-    trial_rows = _trial_rows(order)
-    if trial_rows:
-        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]
+    trials = trial_rows(order)
+    if trials:
+        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trials), ""]
     notes = [f"- {r.label}: {n}" for r in order for n in r.notes]
     if notes:
         parts += ["## Notes", "", *notes, ""]
@@ -182,7 +182,7 @@ def _interval_rows(runs: Sequence[Run]) -> list[list[str]]:
     return rows
 
 
-def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+def trial_rows(runs: Sequence[Run]) -> list[list[str]]:
     """The figures over repeated trials the run's protocol reports (pass@k and pass^k, avg@k, each trial's)."""
     rows = []
     for r in runs:
