@@ -42,6 +42,9 @@ SAMPLES = {
 }
 
 
+CONSOLE: dict[str, str] = {}  # what `run` printed, per suite
+
+
 @pytest.fixture(scope="module")
 def reference_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("paper-runs")
@@ -51,6 +54,7 @@ def reference_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                      "--trials", str(trials), "--run-dir", str(root / suite)])
         assert result.exit_code == 0, result.output
         out[suite] = root / suite
+        CONSOLE[suite] = result.output
     return out
 
 
@@ -208,6 +212,7 @@ def test_mcpagentbench_tables_1_and_2_in_their_layout_and_avg_at_k(reference_run
     assert "| reference · trials=2 | 2 | tfs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tefs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tfs_per_trial | 100.0 · 100.0 |" in trials
+    assert "over 2 trials: tfs_avg@2 100.0 · tefs_avg@2 100.0" in CONSOLE["mcpagentbench"]  # the run's own summary
     html = render_html([run], figures=False)
     assert ('<tr><td>reference · trials=2</td><td class="num">2</td><td>tefs_avg@2</td><td class="num">100.0</td></tr>'
             in html)
