@@ -21,10 +21,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from mcp_persona.mutants import gold_plan, observe_gold
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, suite_protocol
 from mcp_persona.protocols.persona import PersonaProtocol
 from mcp_persona.runner import RunConfig, run_episode
-from mcp_persona.tasks import load_tasks, suite_info
+from mcp_persona.tasks import load_tasks
 from sloppy_agents import AGENTS, ANSWERS, PROTOCOL_AGENTS, agent
 
 DATA = Path(__file__).parent / "data" / "rescore"
@@ -49,7 +49,7 @@ async def _score_suite(suite: str) -> dict[str, Any]:
     tasks = load_tasks(suite)
     step = max(1, len(tasks) // SAMPLE)
     sample = tasks[::step][:SAMPLE]
-    name = suite_info(suite).protocol
+    name = suite_protocol(suite).name
     protocol = get_protocol(name)
     out: dict[str, Any] = {"tasks": [t.id for t in sample], "agents": {}}
     for agent_name in PROTOCOL_AGENTS.get(name, PROTOCOL_AGENTS["livemcpbench"]):

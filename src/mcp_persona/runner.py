@@ -23,7 +23,7 @@ from mcp_persona.agents.skills import Skills
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatClient
-from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
+from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, protocol_of
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
 from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
@@ -76,13 +76,6 @@ class Judging:
             self._judges[kind] = kind(self.client)
         judge: J = self._judges[kind]
         return judge
-
-
-def protocol_of(task: Task) -> Protocol:
-    """The protocol of the task's suite (a task of no known suite: the default protocol)."""
-    from mcp_persona.tasks import bundled_suites, suite_info
-
-    return get_protocol(suite_info(task.suite).protocol if task.suite in bundled_suites() else DEFAULT_PROTOCOL)
 
 
 def brief(trajectory: Trajectory, protocol: Protocol, task: Task, env: Environment, skills: Skills | None) -> None:

@@ -167,11 +167,11 @@ def run(
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, ModelSettings, PriceOverride, RetryPolicy, make_client
     from mcp_persona.llm.pricing import pricing_record
-    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
     from mcp_persona.store import RunStoreError, open_run
-    from mcp_persona.tasks import TaskFileError, suite_info
+    from mcp_persona.tasks import TaskFileError
 
     takes_model = agent in (AgentKind.model, AgentKind.copilot)
     if takes_model and not model:
@@ -201,7 +201,7 @@ def run(
                    else "--agent-cmd is the command of --agent external")
     tasks = load_suite(suite, only)
     try:
-        protocol = get_protocol(suite_info(suite).protocol)
+        protocol = suite_protocol(suite)
         given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
                                    "pool_size": pool_size, "tool_budget": tool_budget,
                                    "success": success}.items() if v is not None}
