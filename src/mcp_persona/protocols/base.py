@@ -6,9 +6,10 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging), and
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
-* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
-  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, and the paper's own
-  tables, :attr:`Protocol.paper_tables`).
+* which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
+  ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
+  :meth:`Protocol.summary_lines`, and the paper's own tables, :attr:`Protocol.paper_tables`): those are
+  generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -21,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from rich.console import Console
 
 from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
@@ -110,6 +109,9 @@ class Protocol:
     # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
     # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
     report_extra: tuple[tuple[str, str, str], ...] = ()
+    # the report_columns metrics a report also breaks down per group (default: the primary one)
+    report_group_metrics: tuple[str, ...] = ()
+    report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
     # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
     # paper published for them ship as ``published_results.json`` in the protocol's package
     paper_tables: tuple[PaperTable, ...] = ()
@@ -216,5 +218,16 @@ class Protocol:
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        raise NotImplementedError
+    def intro(self) -> str:
+        """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""
+        return self.report_intro or ", ".join(f"{label} ({tip})" for label, _, tip in self.report_columns)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        """What the console prints under the run's score table besides the declared metrics (failure modes, a
+        judge's record, ...): plain lines."""
+        return []
+
+
+def percent(value: float | None) -> str:
+    """A 0..1 share in % with one decimal ("-" where it does not apply)."""
+    return "-" if value is None else f"{100 * value:.1f}"

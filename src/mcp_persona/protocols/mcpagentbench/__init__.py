@@ -15,9 +15,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
@@ -126,7 +123,7 @@ class MCPAgentBenchProtocol(Protocol):
                f"extra {score['extra']}"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -154,32 +151,14 @@ class MCPAgentBenchProtocol(Protocol):
                 "tfs_outcome": (float(row.get("outcome_finished", False)), weight),
                 "tefs_outcome": (float(row.get("outcome_efficient", False)), weight)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
-
-        opts = summary.get("protocol_options") or {}
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"K={opts.get('candidates')} ({opts.get('distractors')})")
-        for col in ("group", "tasks", "TFS", "TEFS", "TFS (paper rule)", "TEFS (paper rule)", "TFS (outcome)",
-                    "TEFS (outcome)"):
-            table.add_column(col, justify="left" if col == "group" else "right")
-        keys = ("tfs", "tefs", "tfs_paper", "tefs_paper", "tfs_outcome", "tefs_outcome")
-        for group in ("by_domain_type", "by_domain"):
-            for name, m in summary[group].items():
-                table.add_row(name, str(m["n"]), *(pct(m.get(k)) for k in keys))
-        m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), *(pct(m.get(k)) for k in keys), style="bold")
-        console.print(table)
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        lines = []
         for metric, d in (summary.get("paper_differences") or {}).items():
             if d["episodes"]:
                 why = ", ".join(f"{k} {n}" for k, n in d["by_reason"].items())
-                console.print(f"{metric.upper()} paper rule vs ours: paper alone passes {d['paper_only']}, ours alone "
-                              f"{d['ours_only']} ({why})")
-        tok = "-" if m["token_efficiency"] is None else f"{m['token_efficiency']:.2f}"
-        tim = "-" if m["time_efficiency"] is None else f"{m['time_efficiency']:.1f}"
-        console.print(f"token efficiency {tok} per 1k output tokens · time efficiency {tim} per minute · "
-                      f"tool calls/task {m['avg_tool_calls']:.1f} · errors {summary['n_errors']}")
-
+                lines.append(f"{metric.upper()} paper rule vs ours: paper alone passes {d['paper_only']}, ours alone "
+                             f"{d['ours_only']} ({why})")
+        return lines
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is neither finished nor efficient."""

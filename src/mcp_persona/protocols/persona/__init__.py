@@ -8,9 +8,6 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
@@ -20,7 +17,15 @@ from mcp_persona.judges.failures import (
     diagnose,
     is_failed,
 )
-from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+    percent,
+)
 from mcp_persona.protocols.persona.distractors import distractors_for
 from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
@@ -49,6 +54,9 @@ def suite_servers(suite: str) -> tuple[str, ...]:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    report_group_metrics = ("acc", "exec_acc")
+    report_intro = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
+                    "end state equivalent to the gold replay's, grounded answer)")
     honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
@@ -143,7 +151,7 @@ class PersonaProtocol(Protocol):
         return "; ".join(why) or "no strict pass"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
@@ -180,29 +188,14 @@ class PersonaProtocol(Protocol):
                 "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
                 "strict_sr": (float(bool(row.get("strict"))), 1.0)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
-
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"tools={summary['tools']}")
-        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
-            table.add_column(col, justify="left" if col == "category" else "right")
-        for cat, m in summary["by_category"].items():
-            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), pct(m["strict_sr"]))
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]),
-                      pct(m["strict_sr"]), style="bold")
-        console.print(table)
-        console.print(
-            f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {pct(m['tool_error_rate'])}% · "
-            f"output tokens/task {m['avg_output_tokens']:.0f} · collateral {pct(m['collateral_rate'])}% · "
-            f"errors {summary['n_errors']}"
-        )
+        lines = [f"collateral damage in {percent(m['collateral_rate'])}% of episodes"]
         judge = summary.get("judge") or {}
         if judge.get("n_verdicts"):
-            console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
-                          f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
-
+            lines.append(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
+                         f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
+        return lines
 
 _GOLD_CHANGES: dict[tuple[int, str, str], Counter[Signature] | None] = {}
 
