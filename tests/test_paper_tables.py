@@ -194,6 +194,9 @@ def test_livemcp101_table1_in_its_layout(reference_runs: dict[str, Path]) -> Non
     assert lines[3] == ("| GPT-5 (published, paper's task set) | 58.42 | 73.02 | 86.67 | 89.17 | 56.67 | 72.50 | 39.02 "
                         "| 61.59 | – | – | – |")
     assert lines[2 + 1:] == published_lines("livemcp101", "table1")
+    # the report command prints the same Markdown
+    result = runner.invoke(app, ["report", str(reference_runs["livemcp101"])])
+    assert result.exit_code == 0 and lines[3] in result.output.splitlines()
 
 
 def test_mcpagentbench_tables_1_and_2_in_their_layout_and_avg_at_k(reference_runs: dict[str, Path]) -> None:
