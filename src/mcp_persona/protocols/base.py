@@ -8,7 +8,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
 * which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
   ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
-  :meth:`Protocol.summary_lines`): those are generated from the declarations, never written per protocol.
+  :meth:`Protocol.summary_lines`, and the paper's own tables, :attr:`Protocol.paper_tables`): those are
+  generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -26,6 +27,7 @@ from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
+    from mcp_persona.protocols.paper_tables import PaperTable
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
@@ -111,6 +113,10 @@ class Protocol:
     # the report_columns metrics a report also breaks down per group (default: the primary one)
     report_group_metrics: tuple[str, ...] = ()
     report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
+    # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
+    # paper published for them ship as ``published_results.json`` in the protocol's package
+    paper_tables: tuple[PaperTable, ...] = ()
+    report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:

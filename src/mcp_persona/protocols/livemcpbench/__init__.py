@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
+from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
@@ -64,6 +65,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
     report_groups = "by_domain"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
