@@ -10,7 +10,7 @@
   such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
   episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
-  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). Without a judge an episode
+  verdict is read strictly (see :mod:`mcp_persona.protocols.livemcpbench.keypoint`). Without a judge an episode
   succeeds when the rules pass; with one, ``--success`` says what decides: ``judge`` (the paper's
   LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
   counted; rule and judge success are both reported whatever decides.
@@ -156,8 +156,8 @@ class LiveMCPBenchProtocol(Protocol):
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         if judging is None or record.score is None:
             return
-        from mcp_persona.judges.keypoint import KeyPointJudge
         from mcp_persona.livemcptool import catalogue
+        from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
         # the judge sees only executed tools (as LiveMCPBench shows it), with the library's descriptions
         trajectory = record.trajectory.model_copy(

@@ -8,15 +8,6 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
-from mcp_persona.judges.failures import (
-    FailureClassification,
-    FailureJudge,
-    classify_failure,
-    count_failure_modes,
-    diagnose,
-    is_failed,
-)
 from mcp_persona.protocols.base import (
     AgreementItems,
     PoolSpec,
@@ -27,6 +18,15 @@ from mcp_persona.protocols.base import (
     percent,
 )
 from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.failures import (
+    FailureClassification,
+    FailureJudge,
+    classify_failure,
+    count_failure_modes,
+    diagnose,
+    is_failed,
+)
+from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
