@@ -13,9 +13,9 @@ import importlib
 from functools import cache
 
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol
+from mcp_persona.run_config import DEFAULT_PROTOCOL
 from mcp_persona.tasks import Task, TaskFileError, bundled_suites, load_tasks, suite_info
 
-DEFAULT_PROTOCOL = "persona"
 _MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench",
             "livemcpbench": "mcp_persona.protocols.livemcpbench", "livemcp101": "mcp_persona.protocols.livemcp101"}
 

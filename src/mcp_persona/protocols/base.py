@@ -28,7 +28,7 @@ from mcp_persona.environment import Environment, PoolSpec, ToolPool
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
     from mcp_persona.protocols.paper_tables import PaperTable
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory

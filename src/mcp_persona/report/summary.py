@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
-from mcp_persona.runner import RunConfig
+from mcp_persona.run_config import RunConfig
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task
 

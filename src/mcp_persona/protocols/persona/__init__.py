@@ -37,7 +37,7 @@ from mcp_persona.tasks import OperateCheckpoint, Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
