@@ -213,6 +213,20 @@ class Protocol:
             values[key] = (float(value), 1.0) if isinstance(value, int | float) else (0.0, 0.0)
         return values
 
+    def episode_values(self, row: Mapping[str, Any]) -> dict[str, float | None]:
+        """Each headline metric of one episode (its summary row), None where it does not apply to it."""
+        return {key: (value if weight else None) for key, (value, weight) in self.headline_values(row).items()}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Whether an episode with these headline values passed (by default: the full primary score)."""
+        primary = values.get(self.report_columns[0][1])
+        return primary is not None and primary >= 1.0 - 1e-9
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """What in an episode's score decided its verdict, one reason a line (what a report's episode view
+        shows beside the scores); by default nothing beyond the scores."""
+        return []
+
     def group_of(self, task: Task) -> str:
         """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""
         return str(getattr(task, self.report_groups.removeprefix("by_"), None) or "other")

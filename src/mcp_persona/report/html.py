@@ -42,7 +42,20 @@ def _event(e: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _episode(run_index: int, e: Episode, suite: str) -> dict[str, Any]:
+def _verdict(run: Run, e: Episode) -> dict[str, Any]:
+    """The episode's scores as its protocol declares them, whether it passed, and the reasons that decided it
+    (the result score of LiveMCP-101, the missed calls of MCPAgentBench, the failed checks of LiveMCPBench)."""
+    protocol = run.protocol
+    rows = {(r.get("task_id"), r.get("epoch", 0)): r for r in run.summary.get("episodes") or []}
+    row = rows.get((e.task_id, e.epoch))
+    values = protocol.episode_values(row) if row is not None else {}
+    score = e.record.get("score") or {}
+    return {"scores": [[label, values.get(key)] for label, key, _ in protocol.report_columns],
+            "primary": values.get(protocol.report_columns[0][1]), "passed": protocol.passed(values),
+            "why": protocol.explain(score) if e.status == "ok" else [f"the episode ended in an error: {e.error}"]}
+
+
+def _episode(run_index: int, run: Run, e: Episode, suite: str) -> dict[str, Any]:
     total, unknown = e.cost
     return {
         "run": run_index,
@@ -52,9 +65,8 @@ def _episode(run_index: int, e: Episode, suite: str) -> dict[str, Any]:
         "category": e.category,
         "status": e.status,
         "acc": e.acc,
-        "exec_acc": e.exec_acc,
-        "passed": e.passed,
-        "strict": e.strict,
+        **_verdict(run, e),
+        "strict": (e.record.get("score") or {}).get("strict"),  # None: the protocol has no strict pass
         "strict_failures": e.strict_failures,
         "stop_reason": e.stop_reason,
         "error": e.error,
@@ -89,7 +101,7 @@ def report_data(runs: Sequence[Run]) -> dict[str, Any]:
                   "notes": r.notes} for r in runs],
         "categories": categories_of(runs),
         "tasks": tasks,
-        "episodes": [_episode(i, e, str(r.config.get("suite"))) for i, r in enumerate(runs) for e in r.episodes],
+        "episodes": [_episode(i, r, e, str(r.config.get("suite"))) for i, r in enumerate(runs) for e in r.episodes],
     }
 
 

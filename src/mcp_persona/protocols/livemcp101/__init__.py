@@ -252,6 +252,17 @@ class LiveMCP101Protocol(PersonaProtocol):
         return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
                 "ats": (float(trajectory or 0.0), float(trajectory is not None))}
 
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The result score that decides TSR, where it came from and why it is short, then the checkpoints'."""
+        result = score.get("result_score")
+        why = [f"result score {result} ({score.get('result_source') or 'rules'}); TSR counts only 1"]
+        if result is not None and result < 1.0 and score.get("result_source", "rules").startswith("rules"):
+            if score.get("ungrounded") or score.get("answer_dump"):
+                why.append("the answer is scored as if empty: it states values no tool showed or pastes tool output")
+            if score.get("collateral") or not (score.get("end_state") or {}).get("equivalent", True):
+                why.append("the end state differs from the reference run's (a change too many or in the wrong place)")
+        return why + super().explain(score)
+
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         counts = summary["failure_modes"]
         modes = ", ".join(f"{k} {counts[k]}" for k in [*FAILURE_MODES, "undecided"] if counts.get(k)) or "none"

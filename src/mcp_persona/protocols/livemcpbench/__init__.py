@@ -223,6 +223,14 @@ class LiveMCPBenchProtocol(Protocol):
         return {"success_rate": (float(row["success"]), 1.0), "rule_success_rate": (float(row["rule_success"]), 1.0),
                 "judge_success_rate": (float(judged or 0.0), float(judged is not None))}
 
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The checks that failed and why, and the judge's verdict where one was asked."""
+        why = [f"{c.get('kind')} check failed: {c.get('summary')} ({c.get('why') or 'not met'})"
+               for c in score.get("checks") or [] if not c.get("passed")]
+        if score.get("judge_status") is not None:
+            why.append(f"key-point judge: {score['judge_status']}, success {score.get('judge_success')}")
+        return why
+
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         kinds = summary.get("error_taxonomy") or {}
         return ["failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items())] if any(kinds.values()) else []

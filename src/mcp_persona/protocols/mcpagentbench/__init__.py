@@ -151,6 +151,14 @@ class MCPAgentBenchProtocol(Protocol):
                 "tfs_outcome": (float(row.get("outcome_finished", False)), weight),
                 "tefs_outcome": (float(row.get("outcome_efficient", False)), weight)}
 
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """Which gold calls were missed and which calls were extra, by the argument rule and by outcome."""
+        why = [f"gold call not made (arguments rule): {c}" for c in score.get("missing") or []]
+        why += [f"extra call (not efficient): {c}" for c in score.get("extra") or []]
+        if score.get("finished") != score.get("outcome_finished"):
+            why.append("by outcome: " + ("finished" if score.get("outcome_finished") else "not finished"))
+        return why
+
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         lines = []
         for metric, d in (summary.get("paper_differences") or {}).items():

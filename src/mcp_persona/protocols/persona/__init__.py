@@ -188,6 +188,20 @@ class PersonaProtocol(Protocol):
                 "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
                 "strict_sr": (float(bool(row.get("strict"))), 1.0)}
 
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Passed as SR-0.8 counts it: Acc above 0.8."""
+        return (values.get("acc") or 0.0) > SR_THRESHOLD
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        why = [f"checkpoint {c['index']} ({c['type']}) scored {c['score']}: {c.get('reason') or '-'}"
+               for c in score.get("checkpoints") or [] if c.get("score") != 1.0]
+        why += [f"collateral change: {c}" for c in score.get("collateral") or []]
+        if score.get("ungrounded"):
+            why.append("values in the answer no tool showed: " + ", ".join(map(str, score["ungrounded"])))
+        if score.get("answer_dump"):
+            why.append(f"the answer pastes tool output instead of answering ({score.get('dump_why') or 'a dump'})")
+        return why
+
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
         lines = [f"collateral damage in {percent(m['collateral_rate'])}% of episodes"]
