@@ -27,7 +27,7 @@ import json
 import logging
 import pickle
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -39,6 +39,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
+from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.context_tree import (
     ConflictError,
@@ -139,8 +140,11 @@ class App:
         description: str = "",
         real_server: str = "",
         library: str | None = None,
+        strict: Sequence[StrictNote] = (),
     ) -> None:
         self.name = name
+        # tool arguments the real service matches strictly (see mcp_persona.apps._normalize.StrictNote)
+        self.strict: tuple[StrictNote, ...] = tuple(strict)
         self.library = library  # the protocol whose private tool library this server belongs to, if any
         self.title = title
         self.category = category
