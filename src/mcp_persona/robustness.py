@@ -322,16 +322,25 @@ async def probe_task(task: Task, protocol: Protocol, make: Maker, *, reads_only:
     spec = protocol.pool(task, protocol.settings({}), "selected")
     out: list[ProbedCall] = []
     async with protocol.environment(task, "selected", spec) as env:
+        plan = gold_plan(task)
+        # Calls after the last one to a simulated server are not made: nothing of theirs is probed, and a real
+        # server (started on its first call) costs seconds. What the probes need of them is their arguments.
+        last = max((i for i, p in enumerate(plan) if _app_env(env, p.call.server) is not None), default=-1)
         schemas = {(t.server, t.name): t.input_schema for t in env.pool}
         results: dict[Label, ToolCallEvent] = {}
         saved: list[tuple[ProbedCall, bytes, AppEnv]] = []
         events: list[ToolCallEvent] = []
-        for planned in gold_plan(task):
+        for n, planned in enumerate(plan):
+            server, tool = planned.call.server, planned.call.tool
             try:
                 args = env.gold_arguments(resolve_refs(planned.call.arguments, results))
             except GoldReplayError:
+                if n > last:
+                    continue  # built from a reply not asked for
                 break
-            server, tool = planned.call.server, planned.call.tool
+            if n > last:
+                events.append(ToolCallEvent(round=planned.round, server=server, tool=tool, arguments=args))
+                continue
             app = _app_env(env, server)
             before = _save(app) if app is not None else None
             before_hash = app.tree.hash() if app is not None else None
@@ -441,13 +450,13 @@ class RobustnessReport:
         kinds = " · ".join(f"{k} {self.pct(c) or 0:.1f}%" for k, c in sorted(self.by_kind.items()))
         servers = sorted(self.by_server.items(), key=lambda kv: (self.pct(kv[1]) or 0, kv[0]))
         return [
-            f"robustness: {self.score() or 0:.1f}% of {total} fair variants of {self.read_calls} gold reads answered as the "
-            f"real service would (robust {t['robust']}, refused naming the accepted form {t['refused']}, strict like "
-            f"the real service {t['strict']}); unanswered: silent {t['silent']}, lost {t['lost']}, "
-            f"unhelpful error {t['error']} · by kind: {kinds}",
+            f"robustness: {self.score() or 0:.1f}% of {total} fair variants of {self.read_calls} gold reads answered "
+            f"as the real service would (robust {t['robust']} = {self.pct(t, 'robust') or 0:.1f}%, refused naming the "
+            f"accepted form {t['refused']}, strict like the real service {t['strict']}); unanswered: silent "
+            f"{t['silent']}, lost {t['lost']}, unhelpful error {t['error']} · by kind: {kinds}",
             "robustness per server: " + " · ".join(
-                f"{name} {self.pct(c) or 0:.1f}% of {sum(c.values())}" + (f" ({c['strict']} strict)" if c["strict"] else "")
-                for name, c in servers),
+                f"{name} {self.pct(c) or 0:.1f}% of {sum(c.values())}"
+                + (f" ({c['strict']} strict)" if c["strict"] else "") for name, c in servers),
         ]
 
     def problems(self, gate: float = GATE_PCT) -> list[str]:
