@@ -37,7 +37,8 @@ import anyio
 
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.apps import get_app
-from mcp_persona.apps._normalize import StrictNote, fold, is_identifier, same_name, terms
+from mcp_persona.apps._corpus.search import STOPWORDS
+from mcp_persona.apps._normalize import WORD_ALIASES, StrictNote, fold, is_identifier, same_name, terms
 from mcp_persona.apps.base import App, AppEnv
 from mcp_persona.environment import Environment
 from mcp_persona.mutants import Label, gold_plan
@@ -118,24 +119,27 @@ def _plural(word: str) -> str | None:
 
 
 _EDGE = re.compile(r"^\W+|\W+$")
-_ABBREVIATION = re.compile(r"^[A-Z][a-z]{0,2}\.$")  # "Mt.", "St.", "Inc." keep their dot
+_PROSE = re.compile(r"^[\w\s,.'&?!-]+$")  # words and a sentence's punctuation (no code, no markup)
+_SMALL_WORDS = re.compile(r"[\w']+")
+_ARTICLES = {"a", "an", "the"}
 
 
 def _word(token: str) -> str:
-    """A word of a sentence without the punctuation around it (an abbreviation keeps its dot)."""
-    return token if _ABBREVIATION.match(token) else _EDGE.sub("", token)
-
+    """A word of a sentence without the punctuation around it (a known abbreviation keeps its dot: "Mt.")."""
+    bare = _EDGE.sub("", token)
+    return bare + "." if token.endswith(".") and fold(bare) in WORD_ALIASES else bare
 
 
 def instruction_phrase(value: str, instruction: str) -> str | None:
     """The instruction's own words for ``value``, as a model quoting its task would send them: the shortest
     run of the instruction's words whose search terms are those of ``value`` (stemmed, aliases expanded,
-    stop-words aside, in any order); None when the instruction says it just as ``value`` does, or not at
-    all."""
+    in any order) and that keeps its small words but articles ("VS Code" is not "Code"); None when the
+    instruction says it just as ``value`` does, or not at all, or ``value`` is not prose (code, markup)."""
     wanted = set(terms(value))
     words = [_word(w) for w in instruction.split()]
-    if not wanted or len(wanted) > 6:
+    if not wanted or len(wanted) > 6 or not _PROSE.match(value):
         return None
+    small = {w for w in _SMALL_WORDS.findall(fold(value)) if w in STOPWORDS} - _ARTICLES
     best: str | None = None
     for i, first in enumerate(words):
         if not set(terms(first)) & wanted:
@@ -144,7 +148,8 @@ def instruction_phrase(value: str, instruction: str) -> str | None:
             phrase = " ".join(w for w in words[i:j + 1] if w)
             have = set(terms(phrase))
             if wanted <= have:
-                if have == wanted and (best is None or len(phrase) < len(best)):
+                kept = small <= set(_SMALL_WORDS.findall(fold(phrase)))
+                if have == wanted and kept and (best is None or len(phrase) < len(best)):
                     best = phrase
                 break
     return best if best and fold(best) != fold(value) else None
