@@ -135,6 +135,9 @@ def test_the_score_counts_robust_refused_and_strict_answers() -> None:
     ("restaurant Tokyo", "Book me a restaurant Tokyo style.", None),  # said the same way
     ("ramen Tokyo", "Book me a restaurant in Tokyo for Friday.", None),  # not said at all
     ("hawker centre visitors", "Pick a hawker centre to take visitors to.", None),  # only with other words
+    ("VS Code", "Which Code extensions are installed?", None),  # a small word of the value dropped
+    ("Kim Alex", "Ask Alex Kim.", "Alex Kim"),  # a sentence's full stop is no part of a name
+    ("SELECT * FROM sales", "Select everything from sales.", None),  # code is not reworded
 ])
 def test_the_instructions_own_phrase(value: str, instruction: str, phrase: str | None) -> None:
     assert instruction_phrase(value, instruction) == phrase
