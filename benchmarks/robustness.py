@@ -31,17 +31,17 @@ from collections.abc import Sequence
 
 import anyio
 
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import suite_protocol
 from mcp_persona.robustness import GATE_PCT, changed_variants, ignored, probe_task, robustness_gate
 from mcp_persona.tasks import Task
-from mcp_persona.tasks.loader import load_tasks, suite_info
+from mcp_persona.tasks.loader import load_tasks
 
 SUITES = ("persona", "mcpagentbench", "livemcp101", "livemcpbench")
 
 
 async def ignored_arguments(suite: str, tasks: Sequence[Task]) -> tuple[int, list[str]]:
     """How many (server, tool, argument) were varied, and those no change alters."""
-    protocol = get_protocol(suite_info(suite).protocol)
+    protocol = suite_protocol(suite)
     changed: dict[tuple[str, str, str], bool] = defaultdict(bool)
     for task in tasks:
         for probe in await probe_task(task, protocol, changed_variants, reads_only=False):
@@ -64,7 +64,7 @@ def main() -> None:
     for suite in args.suite or SUITES:
         start = time.perf_counter()
         tasks = [t for t in load_tasks(suite) if not globs or any(fnmatch.fnmatch(t.id, g) for g in globs)]
-        r = anyio.run(robustness_gate, tasks, get_protocol(suite_info(suite).protocol))
+        r = anyio.run(robustness_gate, tasks, suite_protocol(suite))
         t = r.totals
         kinds = ", ".join(f"{k} {r.pct(c) or 0:.1f}" for k, c in sorted(r.by_kind.items()))
         print(f"{suite:14} {r.tasks:>5} {r.read_calls:>5} {sum(t.values()):>8} {r.score() or 0:>6.1f}% "

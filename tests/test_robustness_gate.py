@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from mcp_persona.apps import get_app
 from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import suite_protocol
 from mcp_persona.robustness import (
     GATE_PCT,
     ProbedCall,
@@ -24,7 +24,7 @@ from mcp_persona.robustness import (
     note_problems,
     robustness_gate,
 )
-from mcp_persona.tasks.loader import load_tasks, suite_info
+from mcp_persona.tasks.loader import load_tasks
 from mcp_persona.trajectory import ToolCallEvent
 
 TELEGRAM = get_app("telegram")
@@ -146,7 +146,7 @@ def test_the_instructions_own_phrase(value: str, instruction: str, phrase: str |
 @pytest.mark.slow
 @pytest.mark.parametrize("suite", ["persona", "mcpagentbench", "livemcp101", "livemcpbench"])
 def test_every_suite_passes_the_robustness_gate(suite: str) -> None:
-    report = anyio.run(robustness_gate, load_tasks(suite), get_protocol(suite_info(suite).protocol))
+    report = anyio.run(robustness_gate, load_tasks(suite), suite_protocol(suite))
     assert sum(report.totals.values()) > 200
     assert (report.score() or 0) >= GATE_PCT, report.summary()
     assert report.problems() == []
