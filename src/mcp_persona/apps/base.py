@@ -115,13 +115,15 @@ class AppEnv:
     def save_state(self) -> bytes:
         """Everything the next call's outcome depends on (the tree, its id generator, the write clock), to be
         put back with :meth:`restore_state`: a call replayed on a restored state sees what it saw then."""
-        return pickle.dumps((self.tree.data, self.tree.rng.getstate(), self._ticks))
+        rng = getattr(self.tree, "rng", None)  # a library's record tree makes no ids
+        return pickle.dumps((self.tree.data, rng.getstate() if rng is not None else None, self._ticks))
 
     def restore_state(self, saved: bytes) -> None:
         data, rng_state, ticks = pickle.loads(saved)
         self.tree.data.clear()
         self.tree.data.update(data)
-        self.tree.rng.setstate(rng_state)
+        if rng_state is not None:
+            self.tree.rng.setstate(rng_state)
         self._ticks = ticks
 
 
