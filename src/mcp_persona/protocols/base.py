@@ -8,7 +8,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
 * which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
   ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
-  :meth:`Protocol.summary_lines`): those are generated from the declarations, never written per protocol.
+  :meth:`Protocol.summary_lines`, and the paper's own tables, :attr:`Protocol.paper_tables`): those are
+  generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -26,6 +27,7 @@ from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
+    from mcp_persona.protocols.paper_tables import PaperTable
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
@@ -41,6 +43,7 @@ class Option:
     help: str
     choices: tuple[int | str, ...] = ()
     bounds: tuple[int, int] | None = None  # an integer option's smallest and largest value
+    needs_judge: bool = False  # it decides how a judge's verdict counts: meaningless without --judge
 
     @property
     def flag(self) -> str:
@@ -110,6 +113,10 @@ class Protocol:
     # the report_columns metrics a report also breaks down per group (default: the primary one)
     report_group_metrics: tuple[str, ...] = ()
     report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
+    # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
+    # paper published for them ship as ``published_results.json`` in the protocol's package
+    paper_tables: tuple[PaperTable, ...] = ()
+    report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:
@@ -189,14 +196,46 @@ class Protocol:
 
     def short_of_full(self, score: dict[str, Any]) -> str | None:
         """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
-        full: what equivalence testing asks of every equivalent form of the answer."""
-        raise NotImplementedError
+        full: what equivalence testing asks of every equivalent form of the answer. By default: the headline
+        metrics the score holds that are below 1."""
+        short = [f"{label} {percent(score[key])}" for label, key, _ in self.report_columns
+                 if isinstance(score.get(key), int | float) and score[key] < 1.0]
+        return ", ".join(short) or None
 
     # -- a run -----------------------------------------------------------------------------------
     def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         """Each :attr:`report_columns` metric's (value, weight) in one episode row of the summary: the run's
-        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from."""
-        raise NotImplementedError
+        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from.
+        By default each metric is the row's own value with weight 1 (None: it does not apply, weight 0)."""
+        values = {}
+        for _, key, _ in self.report_columns:
+            value = row.get(key)
+            values[key] = (float(value), 1.0) if isinstance(value, int | float) else (0.0, 0.0)
+        return values
+
+    def group_of(self, task: Task) -> str:
+        """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""
+        return str(getattr(task, self.report_groups.removeprefix("by_"), None) or "other")
+
+    def episode_row(self, record: EpisodeRecord, task: Task) -> dict[str, Any]:
+        """One episode's row of the summary: its group, status and the numbers of its score (an errored
+        episode has none: every headline metric is then 0)."""
+        ok = record.status == "ok" and record.score is not None
+        score = record.score if ok and record.score is not None else {}
+        row: dict[str, Any] = {"task_id": task.id, "epoch": record.epoch, "group": self.group_of(task),
+                               "status": record.status, "error": record.error}
+        row |= {key: 0.0 for _, key, _ in self.report_columns} if not ok else {}
+        row |= {k: v for k, v in score.items() if isinstance(v, int | float) or v is None}
+        return row
+
+    def aggregate(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The declared metrics over ``rows``: each the weighted mean of :meth:`headline_values`."""
+        sums: dict[str, list[float]] = {key: [0.0, 0.0] for _, key, _ in self.report_columns}
+        for row in rows:
+            for key, (value, weight) in self.headline_values(row).items():
+                sums[key][0] += value * weight
+                sums[key][1] += weight
+        return {"n": len(rows), **{key: (v / w if w else None) for key, (v, w) in sums.items()}}
 
     def primary_value(self, row: Mapping[str, Any]) -> tuple[float, float]:
         """The primary metric's (value, weight) in one episode row."""
@@ -210,7 +249,24 @@ class Protocol:
         return uncertainty(rows, self.headline_values, [key for _, key, _ in self.report_columns])
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The run's summary from the declarations alone: the declared metrics overall and per group, the usage
+        figures, the intervals, one row per episode. A protocol with more to say extends it."""
+        from mcp_persona.scoring.usage import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [self.episode_row(r, by_id[r.task_id]) for r in records]
+        groups = sorted({row["group"] for row in rows})
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": self.aggregate(rows) | usage_metrics(records),
+            "uncertainty": self.uncertainty(rows),
+            self.report_groups: {g: self.aggregate([row for row in rows if row["group"] == g]) for g in groups},
+            "episodes": rows,
+        }
 
     def intro(self) -> str:
         """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""

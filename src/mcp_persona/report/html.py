@@ -21,7 +21,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from mcp_persona.report.load import Episode, Run, by_protocol, categories_of, groups_of
-from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds
+from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds, trial_rows
+from mcp_persona.report.paper_tables import grid_dict, paper_grids
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 MAX_TEXT = 200_000  # longest tool result / model text kept in the file; the viewer truncates far earlier
@@ -146,7 +147,9 @@ def _boards(runs: Sequence[Run]) -> list[dict[str, Any]]:
         boards.append({"id": "leaderboard" if n == 0 else f"leaderboard-{p.name}",
                        "title": p.title or p.name if len(groups) > 1 else "",
                        "columns": group[0].columns, "primary": group[0].primary[0], "noun": group[0].group_noun,
-                       "groups": cats, "rows": _board_rows(group, cats, index)})
+                       "groups": cats, "rows": _board_rows(group, cats, index),
+                       "paper_tables": [grid_dict(g) for g in paper_grids(ranked(group))],
+                       "trials": trial_rows(ranked(group))})
     return boards
 
 

@@ -31,9 +31,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.judges.failures import FAILURE_MODES
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.protocols.persona.failures import FAILURE_MODES
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.scoring.checkpoints import score_episode
 from mcp_persona.tasks import Task
@@ -118,6 +119,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         ("ATS", "ats", "average trajectory score (judged episodes only)"),
     )
     report_groups = "by_difficulty"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       bounds=(1, 60)),
@@ -170,7 +172,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        from mcp_persona.judges.likert import LikertResultJudge, LikertTrajectoryJudge
+        from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
 
         await super().judge(task, record, judging)  # checkpoint verdicts (if any), strict pass, failure mode
         if judging is None or record.score is None:

@@ -10,7 +10,7 @@
   such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
   episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
-  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). Without a judge an episode
+  verdict is read strictly (see :mod:`mcp_persona.protocols.livemcpbench.keypoint`). Without a judge an episode
   succeeds when the rules pass; with one, ``--success`` says what decides: ``judge`` (the paper's
   LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
   counted; rule and judge success are both reported whatever decides.
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
+from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
@@ -64,6 +65,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
     report_groups = "by_domain"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
@@ -71,7 +73,7 @@ class LiveMCPBenchProtocol(Protocol):
     route_library = "livemcptool"
     options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
                                           "judge alone), rules, or both (rules and judge)",
-                      ("judge", "rules", "both")),)
+                      ("judge", "rules", "both"), needs_judge=True),)
     reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
@@ -154,8 +156,8 @@ class LiveMCPBenchProtocol(Protocol):
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
         if judging is None or record.score is None:
             return
-        from mcp_persona.judges.keypoint import KeyPointJudge
         from mcp_persona.livemcptool import catalogue
+        from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
         # the judge sees only executed tools (as LiveMCPBench shows it), with the library's descriptions
         trajectory = record.trajectory.model_copy(

@@ -19,6 +19,7 @@ from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExec
 from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
+from mcp_persona.protocols.mcpagentbench.paper import PAPER_TABLES
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ class MCPAgentBenchProtocol(Protocol):
                                          "arguments"),
     )
     report_groups = "by_type"
+    paper_tables = PAPER_TABLES
+    report_trials = "avg_k"
     honours = frozenset()  # a fixed system prompt and the request alone
     scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),

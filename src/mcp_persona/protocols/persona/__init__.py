@@ -8,15 +8,6 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
-from mcp_persona.judges.failures import (
-    FailureClassification,
-    FailureJudge,
-    classify_failure,
-    count_failure_modes,
-    diagnose,
-    is_failed,
-)
 from mcp_persona.protocols.base import (
     AgreementItems,
     PoolSpec,
@@ -27,7 +18,18 @@ from mcp_persona.protocols.base import (
     percent,
 )
 from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.failures import (
+    FailureClassification,
+    FailureJudge,
+    classify_failure,
+    count_failure_modes,
+    diagnose,
+    is_failed,
+)
+from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
+from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
+from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -64,6 +66,7 @@ class PersonaProtocol(Protocol):
                                 "equivalent to the gold replay's, grounded answer"),
     )
     report_groups = "by_category"
+    paper_tables = PAPER_TABLES
 
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
@@ -160,6 +163,7 @@ class PersonaProtocol(Protocol):
                  "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
                  "stop_reason": r.trajectory.stop_reason, "error": r.error}
                 for s, r in zip(scores, records, strict=True)]
+        episodes = [(by_id[r.task_id], r, s.acc) for s, r in zip(scores, records, strict=True)]
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
@@ -169,6 +173,8 @@ class PersonaProtocol(Protocol):
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
+            "by_subset": by_subset(episodes),  # the paper's per-app subsets (its Table 7)
+            "subset_totals": subset_figures(episodes),
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
