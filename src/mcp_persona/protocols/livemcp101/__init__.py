@@ -31,7 +31,15 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    Option,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+)
 from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.protocols.persona.failures import FAILURE_MODES
@@ -251,6 +259,9 @@ class LiveMCP101Protocol(PersonaProtocol):
         result, trajectory = float(row["result_score"]), row.get("trajectory_score")
         return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
                 "ats": (float(trajectory or 0.0), float(trajectory is not None))}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        return Protocol.passed(self, values)  # a complete result (TSR), not persona's Acc above 0.8
 
     def explain(self, score: Mapping[str, Any]) -> list[str]:
         """The result score that decides TSR, where it came from and why it is short, then the checkpoints'."""
