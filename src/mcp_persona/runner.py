@@ -88,8 +88,7 @@ async def run_episode(
         diff = state_changes(env)
     record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
                            score=score, diff=diff, internal_errors=internal, pool=spec.description, reference=kept)
-    await protocol.judge(task, record, judging)
-    return record
+    return await protocol.judge(task, record, judging)
 
 
 async def run_agent(agent: Agent, task: Task, env: Environment, trajectory: Trajectory) -> str | None:

@@ -72,6 +72,16 @@ class AgreementItems:
     id_form: str  # how a label file names an item
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """An episode as its protocol judges it: each headline metric (None where it does not apply), whether it
+    passed, and what in its score decided that (what a report's episode view shows)."""
+
+    values: dict[str, float | None]
+    passed: bool
+    why: list[str]
+
+
 def item_id(task_id: str, epoch: int, part: str | int | None = None) -> str:
     """``TASK[#EPOCH][#PART]``: the epoch only for trials after the first."""
     return "#".join([task_id, *([str(epoch)] if epoch else []), *([str(part)] if part is not None else [])])
@@ -186,8 +196,10 @@ class Protocol:
         ``reference``: the reference run, when :meth:`reference_agent` asked for one."""
         raise NotImplementedError
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        """LLM judging after the rule score (protocols without a judge do nothing)."""
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        """LLM judging after the rule score: the episode with its judged score, a new record (``record`` is
+        left as the rules scored it). Protocols without a judge return the record as it is."""
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """The run's scores as items to hold human labels against (its judged or judge-replacing scores)."""
@@ -226,6 +238,15 @@ class Protocol:
         """What in an episode's score decided its verdict, one reason a line (what a report's episode view
         shows beside the scores); by default nothing beyond the scores."""
         return []
+
+    def verdict(self, row: Mapping[str, Any] | None, score: Mapping[str, Any] | None, error: str | None = None
+                ) -> Verdict:
+        """The verdict of an episode from its summary row and stored score (an errored one: ``error``)."""
+        values = self.episode_values(row) if row is not None else {}
+        if error is not None or score is None:
+            return Verdict(values, False, [f"the episode ended in an error: {error}"])
+        why = self.explain(score)
+        return Verdict(values, self.passed(values), why)
 
     def group_of(self, task: Task) -> str:
         """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""

@@ -47,12 +47,10 @@ def _verdict(run: Run, e: Episode) -> dict[str, Any]:
     (the result score of LiveMCP-101, the missed calls of MCPAgentBench, the failed checks of LiveMCPBench)."""
     protocol = run.protocol
     rows = {(r.get("task_id"), r.get("epoch", 0)): r for r in run.summary.get("episodes") or []}
-    row = rows.get((e.task_id, e.epoch))
-    values = protocol.episode_values(row) if row is not None else {}
-    score = e.record.get("score") or {}
-    return {"scores": [[label, values.get(key)] for label, key, _ in protocol.report_columns],
-            "primary": values.get(protocol.report_columns[0][1]), "passed": protocol.passed(values),
-            "why": protocol.explain(score) if e.status == "ok" else [f"the episode ended in an error: {e.error}"]}
+    v = protocol.verdict(rows.get((e.task_id, e.epoch)), e.record.get("score") or {},
+                         None if e.status == "ok" else e.error or "error")
+    return {"scores": [[label, v.values.get(key)] for label, key, _ in protocol.report_columns],
+            "primary": v.values.get(protocol.report_columns[0][1]), "passed": v.passed, "why": v.why}
 
 
 def _episode(run_index: int, run: Run, e: Episode, suite: str) -> dict[str, Any]:

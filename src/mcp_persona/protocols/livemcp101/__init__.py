@@ -179,13 +179,13 @@ class LiveMCP101Protocol(PersonaProtocol):
             "error": reference.error if reference is not None else None}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
 
-        await super().judge(task, record, judging)  # checkpoint verdicts (if any), strict pass, failure mode
+        record = await super().judge(task, record, judging)  # checkpoint verdicts, strict pass, failure mode
         if judging is None or record.score is None:
-            return
-        score = record.score
+            return record
+        score = record.score  # the judged copy's
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
@@ -201,6 +201,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates its judge: the result score and the trajectory score each on

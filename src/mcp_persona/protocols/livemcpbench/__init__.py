@@ -153,9 +153,10 @@ class LiveMCPBenchProtocol(Protocol):
                 "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
                 "dump_why": dump, **efficiency(trajectory)}
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         if judging is None or record.score is None:
-            return
+            return record
+        record = record.model_copy(update={"score": dict(record.score)})  # the rules' score stays as it was
         from mcp_persona.livemcptool import catalogue
         from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
@@ -176,6 +177,7 @@ class LiveMCPBenchProtocol(Protocol):
         rules = bool(record.score["rule_success"])
         # the paper's LiveMCPEval decides alone; "both" also asks the rules; "rules" keeps the judge as a record
         record.score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""

@@ -115,8 +115,10 @@ class PersonaProtocol(Protocol):
                                     "gold": []}) | {"source": source}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        await judge_episode(task, record, judging)
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        judged = record.model_copy(update={"score": dict(record.score) if record.score is not None else None})
+        await judge_episode(task, judged, judging)
+        return judged
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Checkpoint by checkpoint (the paper's Table 7): the score, rules' or judge's, in {0, 0.5, 1}."""
