@@ -30,14 +30,18 @@ from sloppy_agents import AGENTS, ANSWERS, PROTOCOL_AGENTS, agent
 DATA = Path(__file__).parent / "data" / "rescore"
 SUITES = ("persona", "livemcp101", "mcpagentbench", "livemcpbench")
 SAMPLE = 6  # tasks per suite, spread evenly over the suite
-# summary figures that measure the machine, not the scoring
-_VOLATILE = ("elapsed", "time", "latency", "seconds", "_s", "cost")
+# summary figures that measure the machine, not the scoring (seconds end in "_s")
+_VOLATILE = ("elapsed", "time", "latency", "seconds", "cost")
+
+
+def _volatile(key: str) -> bool:
+    return key.endswith("_s") or any(m in key for m in _VOLATILE)
 
 
 def _stable(value: Any) -> Any:
     """``value`` as JSON would store it, without the figures that vary from one machine or run to the next."""
     if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if not any(m in k for m in _VOLATILE)}
+        return {k: _stable(v) for k, v in value.items() if not _volatile(k)}
     if isinstance(value, list | tuple):
         return [_stable(v) for v in value]
     if isinstance(value, float):

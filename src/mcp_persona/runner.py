@@ -12,8 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any
 
 import anyio
 
@@ -22,60 +21,14 @@ from mcp_persona.agents import Agent
 from mcp_persona.agents.skills import Skills
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
-from mcp_persona.llm.base import ChatClient
-from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, protocol_of
+from mcp_persona.protocols import Protocol, protocol_of
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
+from mcp_persona.run_config import Judging, RunConfig
 from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
-
-@dataclass(frozen=True)
-class RunConfig:
-    suite: str
-    agent: str
-    model: str | None
-    tools: ToolPool = "selected"
-    max_rounds: int = 20
-    context_distractors: int = 0
-    skills: str = "none"
-    trials: int = 1
-    judge: str = "rules"
-    judge_policy: Literal["complement", "replace"] = "complement"
-    protocol: str = DEFAULT_PROTOCOL
-    protocol_options: dict[str, Any] = field(default_factory=dict)
-    model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
-    flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
-    # where the agent's (and judge's) prices come from: the price database and its version, or "override"
-    pricing: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-
-J = TypeVar("J")
-
-
-@dataclass(frozen=True)
-class Judging:
-    """LLM judging of a run's episodes: the judge model's client and how its verdicts combine with the rules
-    (``complement``: only what the rules leave undecided; ``replace``: everything). Each protocol builds the
-    judges it needs from the client, once per run (:meth:`judge`), so their limits hold across episodes."""
-
-    client: ChatClient
-    policy: Literal["complement", "replace"] = "complement"
-    _judges: dict[Callable[[ChatClient], Any], Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def with_client(cls, client: ChatClient, policy: Literal["complement", "replace"] = "complement") -> Judging:
-        return cls(client, policy)
-
-    def judge(self, kind: Callable[[ChatClient], J]) -> J:
-        """The run's judge of ``kind`` (a judge class taking the client), made on first use."""
-        if kind not in self._judges:
-            self._judges[kind] = kind(self.client)
-        judge: J = self._judges[kind]
-        return judge
+__all__ = ["Judging", "RunConfig", "run_episode", "run_suite"]  # a run's settings live below the protocols
 
 
 def brief(trajectory: Trajectory, protocol: Protocol, task: Task, env: Environment, skills: Skills | None) -> None:
@@ -135,8 +88,7 @@ async def run_episode(
         diff = state_changes(env)
     record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
                            score=score, diff=diff, internal_errors=internal, pool=spec.description, reference=kept)
-    await protocol.judge(task, record, judging)
-    return record
+    return await protocol.judge(task, record, judging)
 
 
 async def run_agent(agent: Agent, task: Task, env: Environment, trajectory: Trajectory) -> str | None:

@@ -29,6 +29,7 @@ from mcp_persona.cli.common import (
     error_line,
     fail,
     load_suite,
+    with_protocol_options,
 )
 from mcp_persona.store import EpisodeRecord
 
@@ -59,6 +60,7 @@ class ApiLimits(StrEnum):
     none = "none"
 
 
+@with_protocol_options
 def run(
     ctx: typer.Context,
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
@@ -97,17 +99,6 @@ def run(
     judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
     judge_api_key_env: Annotated[str | None, typer.Option(help="environment variable with the judge's key")] = None,
     allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
-    candidates: Annotated[int | None, typer.Option(
-        help="mcpagentbench: size K of the candidate tool list (10, 20, 30 or 40; default 20)")] = None,
-    distractors: Annotated[str | None, typer.Option(
-        help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
-    pool_size: Annotated[int | None, typer.Option(
-        help="livemcp101: servers per task pool, the task's own plus seeded others (default 15)")] = None,
-    success: Annotated[str | None, typer.Option(
-        help="livemcpbench with --judge: what decides success, judge (the paper), rules or both (default judge)")] = (
-        None),
-    tool_budget: Annotated[int | None, typer.Option(
-        help="livemcp101: most tools a pool may hold; seeded servers are added only within it (default 128)")] = None,
     temperature: Annotated[float | None, typer.Option(
         help="sampling temperature (default: 0 on OpenAI-compatible chat models, the provider's otherwise)")] = None,
     top_p: Annotated[float | None, typer.Option(help="nucleus sampling (default: the provider's)")] = None,
@@ -156,10 +147,16 @@ def run(
         help="--agent external: the command that plays an episode over MCP (see 'Evaluate your agent')")] = None,
     agent_timeout: Annotated[float, typer.Option(
         min=1.0, help="--agent external: seconds the command may take per episode")] = 600.0,
+    protocol_options: dict[str, Any] | None = None,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
+    from mcp_persona.protocols import all_options
+
+    given = dict(protocol_options or {})
     flags = dict(locals())  # the parameters alone: nothing else is bound yet
-    del flags["ctx"]
+    for name in ("ctx", "protocol_options", "given", "all_options"):
+        del flags[name]
+    flags |= {o.name: given.get(o.name) for o in all_options()}  # each protocol option as its own flag
     if resume and run_dir is not None and (merged := stored_flags(ctx, flags, run_dir)) != flags:
         return run(ctx, **merged)  # the flags not given now are the stored run's
     from mcp_persona.agents.recipe import AgentRecipe
@@ -192,8 +189,9 @@ def run(
         raise fail("--executor ray runs rule-scored episodes; a judge model runs with --executor local")
     if ray_address is not None and executor != "ray":
         raise fail("--ray-address is for --executor ray")
-    if success is not None and judge.strip().lower() == "rules":
-        raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
+    for opt in all_options():
+        if opt.needs_judge and opt.name in given and judge.strip().lower() == "rules":
+            raise fail(f"{opt.flag} says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
     if (agent is AgentKind.external) != (agent_cmd is not None):
@@ -202,9 +200,6 @@ def run(
     tasks = load_suite(suite, only)
     try:
         protocol = suite_protocol(suite)
-        given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
-                                   "pool_size": pool_size, "tool_budget": tool_budget,
-                                   "success": success}.items() if v is not None}
         settings = protocol.settings(given)
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:

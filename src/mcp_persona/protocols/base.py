@@ -8,7 +8,8 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
 * which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
   ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
-  :meth:`Protocol.summary_lines`): those are generated from the declarations, never written per protocol.
+  :meth:`Protocol.summary_lines`, and the paper's own tables, :attr:`Protocol.paper_tables`): those are
+  generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -26,7 +27,8 @@ from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.protocols.paper_tables import PaperTable
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
@@ -41,6 +43,7 @@ class Option:
     help: str
     choices: tuple[int | str, ...] = ()
     bounds: tuple[int, int] | None = None  # an integer option's smallest and largest value
+    needs_judge: bool = False  # it decides how a judge's verdict counts: meaningless without --judge
 
     @property
     def flag(self) -> str:
@@ -67,6 +70,16 @@ class AgreementItems:
     levels: tuple[str, ...]
     what: str  # what the items are, for the reader ("checkpoint scores", "task success", ...)
     id_form: str  # how a label file names an item
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An episode as its protocol judges it: each headline metric (None where it does not apply), whether it
+    passed, and what in its score decided that (what a report's episode view shows)."""
+
+    values: dict[str, float | None]
+    passed: bool
+    why: list[str]
 
 
 def item_id(task_id: str, epoch: int, part: str | int | None = None) -> str:
@@ -110,6 +123,10 @@ class Protocol:
     # the report_columns metrics a report also breaks down per group (default: the primary one)
     report_group_metrics: tuple[str, ...] = ()
     report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
+    # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
+    # paper published for them ship as ``published_results.json`` in the protocol's package
+    paper_tables: tuple[PaperTable, ...] = ()
+    report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:
@@ -179,8 +196,10 @@ class Protocol:
         ``reference``: the reference run, when :meth:`reference_agent` asked for one."""
         raise NotImplementedError
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        """LLM judging after the rule score (protocols without a judge do nothing)."""
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        """LLM judging after the rule score: the episode with its judged score, a new record (``record`` is
+        left as the rules scored it). Protocols without a judge return the record as it is."""
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """The run's scores as items to hold human labels against (its judged or judge-replacing scores)."""
@@ -189,14 +208,69 @@ class Protocol:
 
     def short_of_full(self, score: dict[str, Any]) -> str | None:
         """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
-        full: what equivalence testing asks of every equivalent form of the answer."""
-        raise NotImplementedError
+        full: what equivalence testing asks of every equivalent form of the answer. By default: the headline
+        metrics the score holds that are below 1."""
+        short = [f"{label} {percent(score[key])}" for label, key, _ in self.report_columns
+                 if isinstance(score.get(key), int | float) and score[key] < 1.0]
+        return ", ".join(short) or None
 
     # -- a run -----------------------------------------------------------------------------------
     def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         """Each :attr:`report_columns` metric's (value, weight) in one episode row of the summary: the run's
-        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from."""
-        raise NotImplementedError
+        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from.
+        By default each metric is the row's own value with weight 1 (None: it does not apply, weight 0)."""
+        values = {}
+        for _, key, _ in self.report_columns:
+            value = row.get(key)
+            values[key] = (float(value), 1.0) if isinstance(value, int | float) else (0.0, 0.0)
+        return values
+
+    def episode_values(self, row: Mapping[str, Any]) -> dict[str, float | None]:
+        """Each headline metric of one episode (its summary row), None where it does not apply to it."""
+        return {key: (value if weight else None) for key, (value, weight) in self.headline_values(row).items()}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Whether an episode with these headline values passed (by default: the full primary score)."""
+        primary = values.get(self.report_columns[0][1])
+        return primary is not None and primary >= 1.0 - 1e-9
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """What in an episode's score decided its verdict, one reason a line (what a report's episode view
+        shows beside the scores); by default nothing beyond the scores."""
+        return []
+
+    def verdict(self, row: Mapping[str, Any] | None, score: Mapping[str, Any] | None, error: str | None = None
+                ) -> Verdict:
+        """The verdict of an episode from its summary row and stored score (an errored one: ``error``)."""
+        values = self.episode_values(row) if row is not None else {}
+        if error is not None or score is None:
+            return Verdict(values, False, [f"the episode ended in an error: {error}"])
+        why = self.explain(score)
+        return Verdict(values, self.passed(values), why)
+
+    def group_of(self, task: Task) -> str:
+        """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""
+        return str(getattr(task, self.report_groups.removeprefix("by_"), None) or "other")
+
+    def episode_row(self, record: EpisodeRecord, task: Task) -> dict[str, Any]:
+        """One episode's row of the summary: its group, status and the numbers of its score (an errored
+        episode has none: every headline metric is then 0)."""
+        ok = record.status == "ok" and record.score is not None
+        score = record.score if ok and record.score is not None else {}
+        row: dict[str, Any] = {"task_id": task.id, "epoch": record.epoch, "group": self.group_of(task),
+                               "status": record.status, "error": record.error}
+        row |= {key: 0.0 for _, key, _ in self.report_columns} if not ok else {}
+        row |= {k: v for k, v in score.items() if isinstance(v, int | float) or v is None}
+        return row
+
+    def aggregate(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The declared metrics over ``rows``: each the weighted mean of :meth:`headline_values`."""
+        sums: dict[str, list[float]] = {key: [0.0, 0.0] for _, key, _ in self.report_columns}
+        for row in rows:
+            for key, (value, weight) in self.headline_values(row).items():
+                sums[key][0] += value * weight
+                sums[key][1] += weight
+        return {"n": len(rows), **{key: (v / w if w else None) for key, (v, w) in sums.items()}}
 
     def primary_value(self, row: Mapping[str, Any]) -> tuple[float, float]:
         """The primary metric's (value, weight) in one episode row."""
@@ -210,7 +284,24 @@ class Protocol:
         return uncertainty(rows, self.headline_values, [key for _, key, _ in self.report_columns])
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The run's summary from the declarations alone: the declared metrics overall and per group, the usage
+        figures, the intervals, one row per episode. A protocol with more to say extends it."""
+        from mcp_persona.scoring.usage import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [self.episode_row(r, by_id[r.task_id]) for r in records]
+        groups = sorted({row["group"] for row in rows})
+        return {
+            **config.to_dict(),
+            "n_tasks": len(tasks),
+            "n_episodes": len(records),
+            "n_errors": sum(1 for r in records if r.status == "error"),
+            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            "metrics": self.aggregate(rows) | usage_metrics(records),
+            "uncertainty": self.uncertainty(rows),
+            self.report_groups: {g: self.aggregate([row for row in rows if row["group"] == g]) for g in groups},
+            "episodes": rows,
+        }
 
     def intro(self) -> str:
         """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcp_persona.report.compare import Comparison
 from mcp_persona.report.load import Run, by_protocol, groups_of
+from mcp_persona.report.paper_tables import PUBLISHED_MARK, paper_grids
 
 DASH = "–"
 
@@ -126,6 +126,15 @@ def _protocol_sections(runs: Sequence[Run], suffix: str) -> list[str]:
         parts += [f"## Efficiency{suffix}", "",
                   "The protocol's efficiency figures: per task averaged over the run, cost in total.", "",
                   table(["Run", *[lbl for lbl, _, _ in extra]], rows), ""]
+    return parts + _paper_sections(order, suffix)
+
+
+def _paper_sections(runs: Sequence[Run], suffix: str) -> list[str]:
+    """The protocol's paper tables in their layout, the paper's published rows beneath the runs."""
+    parts = []
+    for grid in paper_grids(runs):
+        rows = [[f"{r.label} ({PUBLISHED_MARK})" if r.published else r.label, *r.cells] for r in grid.rows]
+        parts += [f"## {grid.heading}{suffix}", "", grid.caption, "", table(grid.markdown_header(), rows), ""]
     return parts
 
 
@@ -145,9 +154,9 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
         parts += ["## 95 % intervals", "", "Bootstrap over tasks (and over trials within a task), from each run's "
                   "summary: two runs whose intervals overlap may not differ (`mcp-persona compare` pairs them).", "",
                   table(["Run", "Metric", "Value", "95 % interval"], interval_rows), ""]
-    trial_rows = _trial_rows(order)
-    if trial_rows:
-        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]
+    trials = trial_rows(order)
+    if trials:
+        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trials), ""]
     notes = [f"- {r.label}: {n}" for r in order for n in r.notes]
     if notes:
         parts += ["## Notes", "", *notes, ""]
@@ -165,36 +174,15 @@ def _interval_rows(runs: Sequence[Run]) -> list[list[str]]:
     return rows
 
 
-def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+def trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+    """The figures over repeated trials the run's protocol reports (pass@k and pass^k, avg@k, each trial's)."""
     rows = []
     for r in runs:
-        t: Any = r.summary.get("pass_k")
+        t: Any = r.summary.get(r.protocol.report_trials)
         if isinstance(t, dict) and (t.get("trials") or 1) > 1:
-            rows += [[r.label, str(t["trials"]), k, pct(v)] for k, v in t.items()
-                     if k != "trials" and isinstance(v, int | float)]
+            for k, v in t.items():
+                if k != "trials" and isinstance(v, int | float):
+                    rows.append([r.label, str(t["trials"]), k, pct(v)])
+                elif isinstance(v, list) and all(isinstance(x, int | float) for x in v):
+                    rows.append([r.label, str(t["trials"]), k, " · ".join(pct(x) for x in v)])
     return rows
-
-
-def render_comparison(cmp: Comparison, limit: int | None = None) -> str:
-    """Markdown of a comparison: headline deltas, then the changed tasks (regressions first)."""
-    m = cmp.metric_deltas()
-    lines = [f"## {cmp.a.label} → {cmp.b.label}", "",
-             table(["Metric", "A", "B", "Δ"], [
-                 [k, pct(v["a"]), pct(v["b"]), _delta(v["delta"])] for k, v in m.items()
-                 if k in ("acc", "sr_0_8", "exec_acc", "tool_error_rate")]), ""]
-    rows = []
-    changed = [t for t in cmp.tasks if t.change != "unchanged"]
-    for t in changed[:limit] if limit else changed:
-        rows.append([t.change, t.task_id, t.category, pct(t.a.acc if t.a else None), pct(t.b.acc if t.b else None),
-                     pct(t.a.exec_acc if t.a else None), pct(t.b.exec_acc if t.b else None),
-                     t.a.status if t.a else DASH, t.b.status if t.b else DASH])
-    unchanged = len(cmp.tasks) - len(changed)
-    if rows:
-        lines += [table(["Change", "Task", "Category", "Acc A", "Acc B", "Exec A", "Exec B", "Status A", "Status B"],
-                        rows, ["l", "l", "l", "r", "r", "r", "r", "l", "l"]), ""]
-    lines.append(f"{len(cmp.regressions)} regressions, {len(cmp.improvements)} improvements, {unchanged} unchanged.")
-    return "\n".join(lines)
-
-
-def _delta(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:+.1f}"

@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
-from mcp_persona.runner import RunConfig
+from mcp_persona.run_config import RunConfig
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task
 
@@ -147,6 +147,17 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     line = uncertainty_line(summary, protocol.report_columns)
     if line:
         console.print(escape(line), soft_wrap=True)
+    line = trials_line(summary.get(protocol.report_trials))
+    if line:
+        console.print(escape(line), soft_wrap=True)
+
+
+def trials_line(block: Any) -> str | None:
+    """The figures over repeated trials (pass@k, pass^k, avg@k) in one line; None for a single trial."""
+    if not isinstance(block, dict) or (block.get("trials") or 1) < 2:
+        return None
+    figures = [f"{k} {pct(v)}" for k, v in block.items() if k != "trials" and isinstance(v, int | float)]
+    return f"over {block['trials']} trials: " + " · ".join(figures) if figures else None
 
 
 def figure(value: Any, fmt: str) -> str:

@@ -31,9 +31,18 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.judges.failures import FAILURE_MODES
-from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    Option,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+)
+from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.protocols.persona.failures import FAILURE_MODES
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.scoring.checkpoints import score_episode
 from mcp_persona.tasks import Task
@@ -41,7 +50,7 @@ from mcp_persona.tasks import Task
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
 
@@ -118,6 +127,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         ("ATS", "ats", "average trajectory score (judged episodes only)"),
     )
     report_groups = "by_difficulty"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       bounds=(1, 60)),
@@ -169,13 +179,13 @@ class LiveMCP101Protocol(PersonaProtocol):
             "error": reference.error if reference is not None else None}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        from mcp_persona.judges.likert import LikertResultJudge, LikertTrajectoryJudge
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
 
-        await super().judge(task, record, judging)  # checkpoint verdicts (if any), strict pass, failure mode
+        record = await super().judge(task, record, judging)  # checkpoint verdicts, strict pass, failure mode
         if judging is None or record.score is None:
-            return
-        score = record.score
+            return record
+        score = record.score  # the judged copy's
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
@@ -191,6 +201,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates its judge: the result score and the trajectory score each on
@@ -249,6 +260,20 @@ class LiveMCP101Protocol(PersonaProtocol):
         result, trajectory = float(row["result_score"]), row.get("trajectory_score")
         return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
                 "ats": (float(trajectory or 0.0), float(trajectory is not None))}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        return Protocol.passed(self, values)  # a complete result (TSR), not persona's Acc above 0.8
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The result score that decides TSR, where it came from and why it is short, then the checkpoints'."""
+        result = score.get("result_score")
+        why = [f"result score {result} ({score.get('result_source') or 'rules'}); TSR counts only 1"]
+        if result is not None and result < 1.0 and score.get("result_source", "rules").startswith("rules"):
+            if score.get("ungrounded") or score.get("answer_dump"):
+                why.append("the answer is scored as if empty: it states values no tool showed or pastes tool output")
+            if score.get("collateral") or not (score.get("end_state") or {}).get("equivalent", True):
+                why.append("the end state differs from the reference run's (a change too many or in the wrong place)")
+        return why + super().explain(score)
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         counts = summary["failure_modes"]

@@ -10,7 +10,7 @@
   such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
   episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
-  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). Without a judge an episode
+  verdict is read strictly (see :mod:`mcp_persona.protocols.livemcpbench.keypoint`). Without a judge an episode
   succeeds when the rules pass; with one, ``--success`` says what decides: ``judge`` (the paper's
   LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
   counted; rule and judge success are both reported whatever decides.
@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
+from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -64,6 +65,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
     report_groups = "by_domain"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
@@ -71,7 +73,7 @@ class LiveMCPBenchProtocol(Protocol):
     route_library = "livemcptool"
     options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
                                           "judge alone), rules, or both (rules and judge)",
-                      ("judge", "rules", "both")),)
+                      ("judge", "rules", "both"), needs_judge=True),)
     reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
@@ -151,11 +153,12 @@ class LiveMCPBenchProtocol(Protocol):
                 "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
                 "dump_why": dump, **efficiency(trajectory)}
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         if judging is None or record.score is None:
-            return
-        from mcp_persona.judges.keypoint import KeyPointJudge
+            return record
+        record = record.model_copy(update={"score": dict(record.score)})  # the rules' score stays as it was
         from mcp_persona.livemcptool import catalogue
+        from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
         # the judge sees only executed tools (as LiveMCPBench shows it), with the library's descriptions
         trajectory = record.trajectory.model_copy(
@@ -174,6 +177,7 @@ class LiveMCPBenchProtocol(Protocol):
         rules = bool(record.score["rule_success"])
         # the paper's LiveMCPEval decides alone; "both" also asks the rules; "rules" keeps the judge as a record
         record.score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""
@@ -220,6 +224,14 @@ class LiveMCPBenchProtocol(Protocol):
         judged = row.get("judge_success")
         return {"success_rate": (float(row["success"]), 1.0), "rule_success_rate": (float(row["rule_success"]), 1.0),
                 "judge_success_rate": (float(judged or 0.0), float(judged is not None))}
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The checks that failed and why, and the judge's verdict where one was asked."""
+        why = [f"{c.get('kind')} check failed: {c.get('summary')} ({c.get('why') or 'not met'})"
+               for c in score.get("checks") or [] if not c.get("passed")]
+        if score.get("judge_status") is not None:
+            why.append(f"key-point judge: {score['judge_status']}, success {score.get('judge_success')}")
+        return why
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         kinds = summary.get("error_taxonomy") or {}

@@ -19,11 +19,12 @@ from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExec
 from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
+from mcp_persona.protocols.mcpagentbench.paper import PAPER_TABLES
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import RunConfig
+    from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -64,6 +65,8 @@ class MCPAgentBenchProtocol(Protocol):
                                          "arguments"),
     )
     report_groups = "by_type"
+    paper_tables = PAPER_TABLES
+    report_trials = "avg_k"
     honours = frozenset()  # a fixed system prompt and the request alone
     scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
@@ -147,6 +150,14 @@ class MCPAgentBenchProtocol(Protocol):
                 "tefs_paper": (float(row.get("paper_efficient", False)), weight),
                 "tfs_outcome": (float(row.get("outcome_finished", False)), weight),
                 "tefs_outcome": (float(row.get("outcome_efficient", False)), weight)}
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """Which gold calls were missed and which calls were extra, by the argument rule and by outcome."""
+        why = [f"gold call not made (arguments rule): {c}" for c in score.get("missing") or []]
+        why += [f"extra call (not efficient): {c}" for c in score.get("extra") or []]
+        if score.get("finished") != score.get("outcome_finished"):
+            why.append("by outcome: " + ("finished" if score.get("outcome_finished") else "not finished"))
+        return why
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         lines = []

@@ -8,15 +8,6 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
-from mcp_persona.judges.failures import (
-    FailureClassification,
-    FailureJudge,
-    classify_failure,
-    count_failure_modes,
-    diagnose,
-    is_failed,
-)
 from mcp_persona.protocols.base import (
     AgreementItems,
     PoolSpec,
@@ -27,7 +18,18 @@ from mcp_persona.protocols.base import (
     percent,
 )
 from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.failures import (
+    FailureClassification,
+    FailureJudge,
+    classify_failure,
+    count_failure_modes,
+    diagnose,
+    is_failed,
+)
+from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
+from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
+from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -35,7 +37,7 @@ from mcp_persona.tasks import OperateCheckpoint, Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -64,6 +66,7 @@ class PersonaProtocol(Protocol):
                                 "equivalent to the gold replay's, grounded answer"),
     )
     report_groups = "by_category"
+    paper_tables = PAPER_TABLES
 
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
@@ -112,8 +115,10 @@ class PersonaProtocol(Protocol):
                                     "gold": []}) | {"source": source}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        await judge_episode(task, record, judging)
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        judged = record.model_copy(update={"score": dict(record.score) if record.score is not None else None})
+        await judge_episode(task, judged, judging)
+        return judged
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Checkpoint by checkpoint (the paper's Table 7): the score, rules' or judge's, in {0, 0.5, 1}."""
@@ -160,6 +165,7 @@ class PersonaProtocol(Protocol):
                  "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
                  "stop_reason": r.trajectory.stop_reason, "error": r.error}
                 for s, r in zip(scores, records, strict=True)]
+        episodes = [(by_id[r.task_id], r, s.acc) for s, r in zip(scores, records, strict=True)]
         return {
             **config.to_dict(),
             "n_tasks": len(tasks),
@@ -169,6 +175,8 @@ class PersonaProtocol(Protocol):
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
+            "by_subset": by_subset(episodes),  # the paper's per-app subsets (its Table 7)
+            "subset_totals": subset_figures(episodes),
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
@@ -181,6 +189,20 @@ class PersonaProtocol(Protocol):
         return {"acc": (float(row["acc"]), 1.0), "sr_0_8": (float(row["acc"] > SR_THRESHOLD), 1.0),
                 "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
                 "strict_sr": (float(bool(row.get("strict"))), 1.0)}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Passed as SR-0.8 counts it: Acc above 0.8."""
+        return (values.get("acc") or 0.0) > SR_THRESHOLD
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        why = [f"checkpoint {c['index']} ({c['type']}) scored {c['score']}: {c.get('reason') or '-'}"
+               for c in score.get("checkpoints") or [] if c.get("score") != 1.0]
+        why += [f"collateral change: {c}" for c in score.get("collateral") or []]
+        if score.get("ungrounded"):
+            why.append("values in the answer no tool showed: " + ", ".join(map(str, score["ungrounded"])))
+        if score.get("answer_dump"):
+            why.append(f"the answer pastes tool output instead of answering ({score.get('dump_why') or 'a dump'})")
+        return why
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
