@@ -283,6 +283,13 @@ class Protocol:
 
         return uncertainty(rows, self.headline_values, [key for _, key, _ in self.report_columns])
 
+    @staticmethod
+    def run_counts(config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        """What every summary starts with: the run's settings, then its tasks, episodes and errors."""
+        return {**config.to_dict(), "n_tasks": len(tasks), "n_episodes": len(records),
+                "n_errors": sum(1 for r in records if r.status == "error"),
+                "n_internal_errors": sum(len(r.internal_errors) for r in records)}
+
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         """The run's summary from the declarations alone: the declared metrics overall and per group, the usage
         figures, the intervals, one row per episode. A protocol with more to say extends it."""
@@ -292,11 +299,7 @@ class Protocol:
         rows = [self.episode_row(r, by_id[r.task_id]) for r in records]
         groups = sorted({row["group"] for row in rows})
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": self.aggregate(rows) | usage_metrics(records),
             "uncertainty": self.uncertainty(rows),
             self.report_groups: {g: self.aggregate([row for row in rows if row["group"] == g]) for g in groups},

@@ -239,11 +239,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
         cats = by_category(scores)
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             # episodes whose concurrent reference run failed (scored against the memoised gold replay instead)
             "n_reference_errors": sum(1 for r in records if r.reference is not None and r.reference.status == "error"),
             "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records)

@@ -206,11 +206,7 @@ class LiveMCPBenchProtocol(Protocol):
         costs = [e.cost_usd for r in records for e in r.trajectory.model_calls if e.cost_usd is not None]
         metrics = aggregate(rows) | usage_metrics(records) | {"cost_usd": sum(costs) if costs else None}
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},

@@ -128,11 +128,7 @@ class MCPAgentBenchProtocol(Protocol):
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": scoring.run_metrics(rows) | usage_metrics(records),
             "uncertainty": self.uncertainty(rows),
             "by_type": {k: v for k, v in scoring.grouped(rows, "type").items()},

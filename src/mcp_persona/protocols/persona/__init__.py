@@ -167,11 +167,7 @@ class PersonaProtocol(Protocol):
                 for s, r in zip(scores, records, strict=True)]
         episodes = [(by_id[r.task_id], r, s.acc) for s, r in zip(scores, records, strict=True)]
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
