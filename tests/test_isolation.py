@@ -14,7 +14,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +31,14 @@ SECRET = json.loads(TASK.read_text())[0]["reference_answer"][:40]  # a piece of 
 LIMITS = Limits(wall_seconds=8.0)
 
 
+HARNESS_PID = "HARNESS_PID"  # in a program, replaced by the pid of the harness that runs it
+
+
 def attacks(target: Path) -> dict[str, str]:
     """Programs a model could write; ``target`` is a host folder holding a run store. Each prints what it got."""
     task, store, marker = str(TASK), str(target / "run.sqlite"), str(target / "escaped.txt")
     shell = (f"cat {task}; echo pwned > {marker}; sqlite3 {store} 'UPDATE episodes SET acc = 1' ; "
-             f"echo x >> {store}; (setsid sleep 300 &) ; kill -9 {os.getpid()}")
+             f"echo x >> {store}; (setsid sleep 300 &) ; kill -9 {HARNESS_PID}")
     return {
         "ctypes system": f"import ctypes\nctypes.CDLL(None).system({shell!r}.encode())\n",
         "fork_exec": (  # _posixsubprocess starts programs with no audit event
@@ -99,23 +104,28 @@ def test_model_written_code_cannot_escape_a_root_harness(tmp_path: Path, hook: b
         pytest.skip("this harness is not root: the user-harness test covers it")
     target, store = make_target(tmp_path)
     for name, code in attacks(target).items():
+        code = code.replace(HARNESS_PID, str(os.getpid()))
         result = anyio.run(lambda c=code: run_python(c, LIMITS, audit_hook=hook))
         assert_contained(name, result.stdout + result.stderr, target, store)
     assert os.getpid() > 0  # the harness is alive: its kill reached nothing
 
 
 DRIVER = """
-import json, sys
+import json, os, sys
 sys.path[:0] = sys.argv[1].split(":")
 import anyio
 from mcp_persona.apps._live.sandbox import Limits, run_python
 attacks, hook = json.loads(sys.argv[2]), sys.argv[3] == "1"
 out = {}
 for name, code in attacks.items():
+    code = code.replace("HARNESS_PID", str(os.getpid()))
     r = anyio.run(lambda c=code: run_python(c, Limits(wall_seconds=8.0), audit_hook=hook))
     out[name] = r.stdout + r.stderr
 print(json.dumps(out))
 """
+
+
+NOBODY = 65534
 
 
 def user_harness() -> list[str] | None:
@@ -124,19 +134,47 @@ def user_harness() -> list[str] | None:
     system_python = Path(f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}")
     if os.geteuid() != 0 or not system_python.exists() or shutil.which("setpriv") is None:
         return None
-    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(system_python)]
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", str(system_python)]
+
+
+def harness_path() -> str:
+    """The harness's import path: this checkout's source, then this environment's site-packages."""
+    site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
+    return f"{ROOT / 'src'}:{site}"
+
+
+@pytest.fixture
+def user_folder() -> Iterator[Path]:
+    """A folder the user harness's account owns, in reach of it (pytest's own folders are root's, mode 0700):
+    what is in it, a user harness could read and write itself, so only the sandbox stands in the way."""
+    folder = Path(tempfile.mkdtemp(prefix="isolation-", dir="/tmp"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def give_to_nobody(folder: Path) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, NOBODY, NOBODY, follow_symlinks=False)
+
+
+def as_nobody(prefix: list[str], code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*prefix, "-c", code, *args], capture_output=True, text=True, timeout=60, cwd="/")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("hook", [True, False], ids=["hook", "no-hook"])
-def test_model_written_code_cannot_escape_a_user_harness(tmp_path: Path, hook: bool) -> None:
+def test_model_written_code_cannot_escape_a_user_harness(user_folder: Path, hook: bool) -> None:
     prefix = user_harness()
     if prefix is None:
         pytest.skip("needs root to start a user harness here (setpriv) and the system's Python of this version")
-    os.chmod(tmp_path, 0o755)
-    target, store = make_target(tmp_path)
-    site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
-    done = subprocess.run([*prefix, "-c", DRIVER, f"{ROOT / 'src'}:{site}", json.dumps(attacks(target)),
+    target, store = make_target(user_folder)
+    give_to_nobody(user_folder)
+    # the run store is the harness's own: without the sandbox, code it runs could rewrite it
+    assert as_nobody(prefix, "import sys; open(sys.argv[1], 'ab').close()", str(target / "run.sqlite")).returncode == 0
+    done = subprocess.run([*prefix, "-c", DRIVER, harness_path(), json.dumps(attacks(target)),
                            "1" if hook else "0"], capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     outputs: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
@@ -146,45 +184,107 @@ def test_model_written_code_cannot_escape_a_user_harness(tmp_path: Path, hook: b
 
 
 # -- the real servers ----------------------------------------------------------------------------------------
-@pytest.mark.slow
-def test_the_real_servers_see_only_the_episode(tmp_path: Path) -> None:
-    from mcp_persona.livemcptool import missing_reason, open_episode
+REAL_DRIVER = """
+import json, sys
+sys.path[:0] = sys.argv[1].split(":")
+import anyio
+from pathlib import Path
+from mcp_persona.livemcptool import missing_reason, open_episode
 
-    needed = ["git", "word-document-server", "ppt", "filesystem"]
-    if missing := [n for n in needed if missing_reason(n)]:
-        pytest.skip(f"real servers not installed: {missing} (scripts/install-real-servers.sh)")
-    outside = tmp_path / "outside"
+checkout, repo, outside, episode = map(Path, sys.argv[2:6])
+needed = ["git", "word-document-server", "ppt", "filesystem"]
+if missing := [why for name in needed if (why := missing_reason(name))]:
+    print(json.dumps({"skip": missing}))
+    sys.exit()
+task = "src/mcp_persona/data/tasks/livemcpbench/finance.json"
+
+
+async def main():
+    seen = {}
+    async with open_episode(episode, servers=needed) as ep:
+        async def call(name, server, tool, args):
+            result = await ep.call(server, tool, args)
+            seen[name] = " ".join(getattr(c, "text", "") for c in result.content)
+
+        await call("git_show of the checkout", "git", "git_show",
+                   {"repo_path": str(checkout), "revision": "HEAD:" + task})
+        await call("git_show of a repository", "git", "git_show",
+                   {"repo_path": str(repo), "revision": "HEAD:finance.json"})
+        await call("git_log of a repository", "git", "git_log", {"repo_path": str(repo)})
+        await call("Word file written outside", "word-document-server", "create_document",
+                   {"filename": str(outside / "w.docx")})
+        await call("Word folder listed outside", "word-document-server", "list_available_documents",
+                   {"directory": str(outside)})
+        await call("Word file read outside", "word-document-server", "get_document_text",
+                   {"filename": str(outside / "answers.docx")})
+        await call("PowerPoint made", "ppt", "create_presentation", {"id": "p"})
+        await call("PowerPoint saved outside", "ppt", "save_presentation",
+                   {"file_path": str(outside / "p.pptx"), "presentation_id": "p"})
+        await call("a task file read", "filesystem", "read_text_file", {"path": str(checkout / task)})
+        await call("a copy read outside", "filesystem", "read_text_file", {"path": str(outside / "finance.json")})
+        await call("inside", "word-document-server", "create_document", {"filename": str(ep.files_dir / "fine.docx")})
+        seen["inside"] += " made" if (ep.files_dir / "fine.docx").is_file() else " missing"
+    return seen
+
+print(json.dumps(anyio.run(main)))
+"""
+
+
+def outside_the_episode(folder: Path) -> tuple[Path, Path]:
+    """A folder outside the episode holding answers (a copy of the task file, a Word file quoting one, a git
+    repository with the task file committed, its commit message naming it); and the repository."""
+    outside, repo = folder / "outside", folder / "repo"
     outside.mkdir()
+    shutil.copy(TASK, outside / "finance.json")
+    from mcp_persona.livemcptool.real import servers_dir
 
-    async def go() -> dict[str, str]:
-        seen: dict[str, str] = {}
-        async with open_episode(tmp_path / "episode", servers=needed) as ep:
-            async def call(server: str, tool: str, args: dict[str, Any]) -> str:
-                result = await ep.call(server, tool, args)
-                return " ".join(getattr(c, "text", "") for c in result.content)
+    make_docx = "import docx, sys; d = docx.Document(); d.add_paragraph(sys.argv[2]); d.save(sys.argv[1])"
+    subprocess.run([str(servers_dir() / "word" / "bin" / "python"), "-c", make_docx, str(outside / "answers.docx"),
+                    SECRET], check=True)
+    repo.mkdir()
+    shutil.copy(TASK, repo / "finance.json")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "finance.json"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "answer-key commit"], check=True)
+    return outside, repo
 
-            seen["git_show"] = await call("git", "git_show", {
-                "repo_path": str(ROOT), "revision": "HEAD:src/mcp_persona/data/tasks/livemcpbench/finance.json"})
-            seen["git_log"] = await call("git", "git_log", {"repo_path": str(ROOT)})
-            seen["word"] = await call("word-document-server", "create_document",
-                                      {"filename": str(outside / "w.docx")})
-            seen["word list"] = await call("word-document-server", "list_available_documents",
-                                           {"directory": str(ROOT / "src" / "mcp_persona" / "data" / "tasks")})
-            seen["ppt"] = await call("ppt", "create_presentation", {"id": "p"})
-            seen["ppt save"] = await call("ppt", "save_presentation",
-                                          {"file_path": str(outside / "p.pptx"), "presentation_id": "p"})
-            seen["fs"] = await call("filesystem", "read_text_file", {"path": str(TASK)})
-            inside = await call("word-document-server", "create_document",
-                                {"filename": str(ep.files_dir / "fine.docx")})
-            seen["inside ok"] = str((ep.files_dir / "fine.docx").exists()) + inside
-        return seen
 
-    seen = anyio.run(go)
+@pytest.mark.slow
+@pytest.mark.parametrize("harness", ["root", "user"])
+def test_the_real_servers_see_only_the_episode(user_folder: Path, harness: str) -> None:
+    """The attempts the real servers allow (git on any repository, Word and PowerPoint files anywhere, a
+    folder listed, a file read) aimed outside the episode, by a harness running as root and as a user."""
+    from mcp_persona.livemcptool import missing_reason
+
+    prefix = user_harness() if harness == "user" else [sys.executable] if os.geteuid() == 0 else None
+    if prefix is None:
+        pytest.skip(f"needs root to start a {harness} harness here (setpriv) and the system's Python of this version")
+    if why := missing_reason("word-document-server") or ("" if shutil.which("git") else "git is not installed"):
+        pytest.skip(why)
+    outside, repo = outside_the_episode(user_folder)
+    before = sorted(p.name for p in outside.iterdir())
+    if harness == "user":
+        give_to_nobody(user_folder)
+        # all of it is the harness's account's own: without the walls, the servers could reach it
+        shown = as_nobody(prefix, "import subprocess, sys; print(subprocess.run(['git', '-C', sys.argv[1], 'show', "
+                          "'HEAD:finance.json'], capture_output=True, text=True).stdout)", str(repo))
+        assert SECRET in shown.stdout, shown.stderr
+        assert as_nobody(prefix, "import sys; open(sys.argv[1], 'w').close()", str(outside / "t")).returncode == 0
+        (outside / "t").unlink()
+    done = subprocess.run([*prefix, "-c", REAL_DRIVER, harness_path(), str(ROOT), str(repo), str(outside),
+                           str(user_folder / "episode")], capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    if "skip" in seen:
+        pytest.skip(f"real servers this {harness} harness cannot run: {seen['skip']}")
+    assert seen.pop("inside").endswith(" made")  # the episode's own folder still works
+    assert len(seen) == 10
     for name, text in seen.items():
-        if name != "inside ok":
-            assert SECRET not in text and "finance_" not in text, (name, text[:300])
-    assert not list(outside.iterdir()), "a server wrote outside the episode"
-    assert seen["inside ok"].startswith("True")  # the episode's own folder still works
+        assert SECRET not in text and "finance_" not in text, (name, text[:300])
+        assert "answer-key commit" not in text, (name, text[:300])
+    assert "answers.docx" not in seen["Word folder listed outside"]
+    assert sorted(p.name for p in outside.iterdir()) == before, "a server wrote outside the episode"
 
 
 HARNESS = """
