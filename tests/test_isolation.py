@@ -137,6 +137,25 @@ def user_harness() -> list[str] | None:
     return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", str(system_python)]
 
 
+def harness_prefix(harness: str) -> list[str]:
+    """The command that starts Python as a ``root`` or a ``user`` harness; skips where this machine cannot."""
+    prefix = user_harness() if harness == "user" else [sys.executable] if os.geteuid() == 0 else None
+    if prefix is None:
+        pytest.skip(f"needs root to start a {harness} harness here (setpriv) and the system's Python of this version")
+    return prefix
+
+
+def skip_unless_runnable(prefix: list[str], servers: list[str]) -> None:
+    """Skip unless the harness ``prefix`` starts can run these real servers (their venvs' Python is its to run)."""
+    check = ("import json, sys; from mcp_persona.livemcptool import missing_reason as m; "
+             "print(json.dumps([m(n) for n in sys.argv[1:]]))")
+    done = subprocess.run([*prefix, "-c", check, *servers], capture_output=True, text=True, timeout=60, cwd="/",
+                          env=os.environ | {"PYTHONPATH": harness_path()})
+    assert done.returncode == 0, done.stderr[-2000:]
+    if why := [w for w in json.loads(done.stdout) if w]:
+        pytest.skip(f"real servers this harness cannot run: {why}")
+
+
 def harness_path() -> str:
     """The harness's import path: this checkout's source, then this environment's site-packages."""
     site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
@@ -189,13 +208,10 @@ import json, sys
 sys.path[:0] = sys.argv[1].split(":")
 import anyio
 from pathlib import Path
-from mcp_persona.livemcptool import missing_reason, open_episode
+from mcp_persona.livemcptool import open_episode
 
 checkout, repo, outside, episode = map(Path, sys.argv[2:6])
 needed = ["git", "word-document-server", "ppt", "filesystem"]
-if missing := [why for name in needed if (why := missing_reason(name))]:
-    print(json.dumps({"skip": missing}))
-    sys.exit()
 task = "src/mcp_persona/data/tasks/livemcpbench/finance.json"
 
 
@@ -255,13 +271,10 @@ def outside_the_episode(folder: Path) -> tuple[Path, Path]:
 def test_the_real_servers_see_only_the_episode(user_folder: Path, harness: str) -> None:
     """The attempts the real servers allow (git on any repository, Word and PowerPoint files anywhere, a
     folder listed, a file read) aimed outside the episode, by a harness running as root and as a user."""
-    from mcp_persona.livemcptool import missing_reason
-
-    prefix = user_harness() if harness == "user" else [sys.executable] if os.geteuid() == 0 else None
-    if prefix is None:
-        pytest.skip(f"needs root to start a {harness} harness here (setpriv) and the system's Python of this version")
-    if why := missing_reason("word-document-server") or ("" if shutil.which("git") else "git is not installed"):
-        pytest.skip(why)
+    prefix = harness_prefix(harness)
+    skip_unless_runnable(prefix, ["git", "word-document-server", "ppt", "filesystem"])
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
     outside, repo = outside_the_episode(user_folder)
     before = sorted(p.name for p in outside.iterdir())
     if harness == "user":
@@ -276,8 +289,6 @@ def test_the_real_servers_see_only_the_episode(user_folder: Path, harness: str) 
                            str(user_folder / "episode")], capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     seen: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    if "skip" in seen:
-        pytest.skip(f"real servers this {harness} harness cannot run: {seen['skip']}")
     assert seen.pop("inside").endswith(" made")  # the episode's own folder still works
     assert len(seen) == 10
     for name, text in seen.items():
@@ -367,33 +378,35 @@ def test_episode_folders_live_under_the_run_folder_and_leftovers_are_swept(tmp_p
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_episode_leaves_no_process_and_after_resume_no_folder(tmp_path: Path) -> None:
+@pytest.mark.parametrize("harness", ["root", "user"])
+def test_a_run_killed_mid_episode_leaves_no_process_and_after_resume_no_folder(user_folder: Path,
+                                                                               harness: str) -> None:
     import signal
 
-    from mcp_persona.livemcptool import missing_reason
-
-    if why := missing_reason("word-document-server"):
-        pytest.skip(why)
-    run_dir = tmp_path / "run"
-    cli = [sys.executable, "-m", "mcp_persona", "run", "--suite", "livemcpbench", "--agent", "reference",
+    prefix = harness_prefix(harness)
+    skip_unless_runnable(prefix, ["word-document-server"])
+    run_dir = user_folder / "run"
+    if harness == "user":
+        give_to_nobody(user_folder)
+    cli = [*prefix, "-m", "mcp_persona", "run", "--suite", "livemcpbench", "--agent", "reference",
            "--tasks", "office_docx_report_*", "--run-dir", str(run_dir)]
-    env = os.environ | {"PYTHONPATH": str(ROOT / "src")}
-    harness = subprocess.Popen(cli, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = os.environ | {"PYTHONPATH": harness_path(), "HOME": str(user_folder)}
+    harness_process = subprocess.Popen(cli, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
     try:
         deadline = time.monotonic() + 60
         while not mentioning(str(run_dir / "scratch")):  # a real server runs in an episode
-            assert time.monotonic() < deadline and harness.poll() is None, "no real server started"
+            assert time.monotonic() < deadline and harness_process.poll() is None, "no real server started"
             time.sleep(0.05)
-        os.kill(harness.pid, signal.SIGKILL)
-        harness.wait(10)
+        os.kill(harness_process.pid, signal.SIGKILL)
+        harness_process.wait(10)
     finally:
-        harness.kill()
-        harness.wait(10)
+        harness_process.kill()
+        harness_process.wait(10)
     deadline = time.monotonic() + 5
     while mentioning(str(run_dir)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not mentioning(str(run_dir)), "a process outlived the killed harness"
     assert list((run_dir / "scratch").rglob("livemcptool-*")), "the killed run left no episode folder to sweep"
-    done = subprocess.run([*cli, "--resume"], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*cli, "--resume"], env=env, capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     assert not (run_dir / "scratch").exists(), "episode folders outlived the resumed run"
