@@ -116,7 +116,8 @@ sys.path[:0] = sys.argv[1].split(":")
 import anyio
 from mcp_persona.apps._live.sandbox import Limits, run_python
 attacks, hook = json.loads(sys.argv[2]), sys.argv[3] == "1"
-out = {}
+import mcp_persona
+out = {"the package": mcp_persona.__file__}
 for name, code in attacks.items():
     code = code.replace("HARNESS_PID", str(os.getpid()))
     r = anyio.run(lambda c=code: run_python(c, Limits(wall_seconds=8.0), audit_hook=hook))
@@ -197,9 +198,47 @@ def test_model_written_code_cannot_escape_a_user_harness(user_folder: Path, hook
                            "1" if hook else "0"], capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     outputs: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    assert outputs.pop("the package") == str(ROOT / "src" / "mcp_persona" / "__init__.py")
     assert set(outputs) == set(attacks(target))
     for name, output in outputs.items():
         assert_contained(name, output, target, store)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("harness", ["root", "user"])
+def test_a_regular_install_hides_its_tasks_from_code_runs(user_folder: Path, harness: str) -> None:
+    """Installed into a site-packages (not editable), the package and its tasks lie in a folder the run's
+    interpreter is bound from: an empty tmpfs covers the package there, under either harness."""
+    system = user_harness()
+    if system is None:
+        pytest.skip("needs root to start a user harness here (setpriv) and the system's Python of this version")
+    venv = user_folder / "venv"
+    subprocess.run([system[-1], "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    shutil.copytree(ROOT / "src" / "mcp_persona", site / "mcp_persona")  # the package, installed
+    if harness == "user":
+        give_to_nobody(user_folder)
+    prefix = [*system[:-1], str(venv / "bin" / "python")] if harness == "user" else [str(venv / "bin" / "python")]
+    installed = site / "mcp_persona" / TASK.relative_to(ROOT / "src" / "mcp_persona")
+    programs = {
+        "by its path": f"print(open({str(installed)!r}).read())\n",
+        "through importlib": "import importlib.resources\nprint(importlib.resources.files('mcp_persona')"
+                             ".joinpath('data/tasks/livemcpbench/finance.json').read_text())\n",
+        "the folders": f"import os\nprint(sorted(os.listdir({str(site)!r})), "
+                       f"os.listdir({str(site / 'mcp_persona')!r}))\n",
+    }
+    deps = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))  # anyio, mcp ...
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the installed package, not the checkout
+    done = subprocess.run([*prefix, "-c", DRIVER, deps, json.dumps(programs), "1"], capture_output=True, text=True,
+                          timeout=300, cwd="/", env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    outputs: dict[str, str] = json.loads(done.stdout.splitlines()[-1])
+    assert outputs.pop("the package") == str(site / "mcp_persona" / "__init__.py")  # the harness runs it
+    assert SECRET in installed.read_text()  # the harness reads it; its runs may not
+    for name, output in outputs.items():
+        assert SECRET not in output and "finance_" not in output, (name, output[:300])
+    # the run sees the site-packages it was bound from, and in it the package's folder, empty
+    assert outputs["the folders"].strip() == "['mcp_persona'] []", outputs["the folders"]
 
 
 # -- the real servers ----------------------------------------------------------------------------------------
