@@ -26,16 +26,16 @@ from collections import Counter, defaultdict
 
 import anyio
 
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import suite_protocol
 from mcp_persona.robustness import changed_variants, fair_variants, ignored, probe_task, verdict
-from mcp_persona.tasks.loader import load_tasks, suite_info
+from mcp_persona.tasks.loader import load_tasks
 
 SUITES = ("persona", "mcpagentbench", "livemcp101", "livemcpbench")
 STRICT = {"gmail", "email163", "telegram"}  # strict like their real service (see each app's docstring)
 
 
 async def measure(suite: str, globs: list[str], arguments: bool, show: int) -> dict[str, object]:
-    protocol = get_protocol(suite_info(suite).protocol)
+    protocol = suite_protocol(suite)
     tasks = [t for t in load_tasks(suite) if not globs or any(fnmatch.fnmatch(t.id, g) for g in globs)]
     verdicts: Counter[str] = Counter()
     by_kind: dict[str, Counter[str]] = defaultdict(Counter)

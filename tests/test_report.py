@@ -561,7 +561,7 @@ def protocol_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize(("suite", "labels", "group"), [
-    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper", "TEFS-paper"], "type"),
+    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper", "TEFS-paper", "TFS-outcome", "TEFS-outcome"], "type"),
     ("livemcpbench", ["Success", "Rule success", "Judge success"], "domain"),
 ])
 def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suite: str, labels: list[str],

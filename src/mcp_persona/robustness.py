@@ -20,7 +20,6 @@ are not probed: their behaviour is their own.
 from __future__ import annotations
 
 import json
-import pickle
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -178,20 +177,6 @@ def _app_env(env: Environment, server: str) -> AppEnv | None:
     return episode.sim_envs.get(server) if episode is not None else None
 
 
-def _save(app: AppEnv) -> bytes:
-    rng = getattr(app.tree, "rng", None)
-    return pickle.dumps((app.tree.data, rng.getstate() if rng else None, app._ticks))
-
-
-def _restore(app: AppEnv, saved: bytes) -> None:
-    data, rng_state, ticks = pickle.loads(saved)
-    app.tree.data.clear()
-    app.tree.data.update(data)
-    if rng_state is not None:
-        app.tree.rng.setstate(rng_state)
-    app._ticks = ticks
-
-
 @dataclass
 class ProbedCall:
     task_id: str
@@ -277,7 +262,7 @@ async def probe_task(task: Task, protocol: Protocol, make: Maker, *, reads_only:
                 break
             server, tool = planned.call.server, planned.call.tool
             app = _app_env(env, server)
-            before = _save(app) if app is not None else None
+            before = app.save_state() if app is not None else None
             before_hash = app.tree.hash() if app is not None else None
             event = await env.call(server, tool, args, round=planned.round)
             results[planned.label] = event
@@ -290,14 +275,14 @@ async def probe_task(task: Task, protocol: Protocol, make: Maker, *, reads_only:
             saved.append((ProbedCall(task.id, planned.label, server, tool, args, event, read, [], app.tree.hash()),
                           before, app))
         for i, (probe, before, app) in enumerate(saved):
-            after = _save(app)
+            after = app.save_state()
             probe.needed = _needed(task, probe.gold, events[events.index(probe.gold) + 1:])
             for variant in make(probe.args, schemas.get((probe.server, probe.tool), {})):
-                _restore(app, before)
+                app.restore_state(before)
                 probe.probes.append((variant, await env.call(probe.server, probe.tool, variant.args,
                                                              round=probe.label[0], call_id=f"v_{i}")))
                 probe.states.append(app.tree.hash())
-            _restore(app, after)
+            app.restore_state(after)
             out.append(probe)
     return out
 

@@ -13,22 +13,20 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 
 from mcp_persona import scratch
 from mcp_persona.agents import Agent
+from mcp_persona.agents.skills import Skills
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
-from mcp_persona.judges.checkpoint import CheckpointJudge
-from mcp_persona.judges.failures import FailureJudge
 from mcp_persona.llm.base import ChatClient
-from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
+from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, protocol_of
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
 from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
-from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
 
 
@@ -55,34 +53,51 @@ class RunConfig:
         return asdict(self)
 
 
-def with_distractors(task: Task, n: int) -> Task:
-    """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
-    if n == 0:
-        return task
-    extra = distractors_for(task.id, n)
-    return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
+J = TypeVar("J")
 
 
 @dataclass(frozen=True)
 class Judging:
-    """LLM judging of an episode: checkpoint verdicts merged into the rule scores, failures diagnosed."""
+    """LLM judging of a run's episodes: the judge model's client and how its verdicts combine with the rules
+    (``complement``: only what the rules leave undecided; ``replace``: everything). Each protocol builds the
+    judges it needs from the client, once per run (:meth:`judge`), so their limits hold across episodes."""
 
-    checkpoint: CheckpointJudge
-    failure: FailureJudge
+    client: ChatClient
     policy: Literal["complement", "replace"] = "complement"
+    _judges: dict[Callable[[ChatClient], Any], Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def with_client(cls, client: ChatClient, policy: Literal["complement", "replace"] = "complement") -> Judging:
-        return cls(CheckpointJudge(client), FailureJudge(client), policy)
+        return cls(client, policy)
+
+    def judge(self, kind: Callable[[ChatClient], J]) -> J:
+        """The run's judge of ``kind`` (a judge class taking the client), made on first use."""
+        if kind not in self._judges:
+            self._judges[kind] = kind(self.client)
+        judge: J = self._judges[kind]
+        return judge
+
+
+def brief(trajectory: Trajectory, protocol: Protocol, task: Task, env: Environment, skills: Skills | None) -> None:
+    """The messages the agent is given, written on its trajectory before it acts: the agent never sees the
+    protocol, only what the protocol tells it (with the run's skill guides for the servers it can use)."""
+    guides = skills.for_servers(sorted(env.apps)) if skills is not None else None
+    trajectory.system_prompt = protocol.system_prompt(task, env, guides)
+    trajectory.user_prompt = protocol.user_prompt(task)
 
 
 async def run_episode(
     task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None,
-    protocol: Protocol | None = None, settings: dict[str, Any] | None = None,
+    protocol: Protocol | None = None, settings: dict[str, Any] | None = None, skills: Skills | None = None,
+    context_distractors: int = 0,
 ) -> EpisodeRecord:
     """One episode; when the protocol asks for a reference execution, it runs concurrently with ``agent`` in an
-    environment of its own (same pool, same start state), and is scored against and stored with the episode."""
-    protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
+    environment of its own (same pool, same start state), and is scored against and stored with the episode.
+    ``protocol``: default, the task's suite's. ``skills`` and ``context_distractors``: what the run adds to the
+    agent's prompts (a protocol that does not take them refuses them)."""
+    protocol = protocol or protocol_of(task)
+    if context_distractors:
+        task = protocol.with_context_distractors(task, context_distractors)
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
     if epoch:  # another trial: other generated ids, same start state
@@ -99,6 +114,7 @@ async def run_episode(
     reference: ReferenceExecution | None = None
     async with AsyncExitStack() as stack:  # both environments stay open until the episode is scored
         env = await stack.enter_async_context(environment)
+        brief(trajectory, protocol, task, env, skills)
         opening = 0.0
         if reference_agent is not None:
             opened = time.perf_counter()
@@ -225,6 +241,7 @@ async def run_suite(
     tools: ToolPool = "selected",
     concurrency: int = 1,
     context_distractors: int = 0,
+    skills: Skills | None = None,
     trials: int = 1,
     judging: Judging | None = None,
     protocol: Protocol | None = None,
@@ -252,8 +269,8 @@ async def run_suite(
             if executor is not None:
                 record = await executor(task, epoch)
             else:
-                record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools,
-                                           epoch=epoch, judging=judging, protocol=protocol, settings=settings)
+                record = await run_episode(task, agent, tools=tools, epoch=epoch, judging=judging, protocol=protocol,
+                                           settings=settings, skills=skills, context_distractors=context_distractors)
             try:
                 store.write(record)
             except RunStoreError as exc:  # a full disk, say: nothing more can be kept, so nothing more runs

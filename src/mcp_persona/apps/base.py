@@ -111,6 +111,18 @@ class AppEnv:
         self._ticks += 1
         return self.clock.timestamp() + self._ticks
 
+    def save_state(self) -> bytes:
+        """Everything the next call's outcome depends on (the tree, its id generator, the write clock), to be
+        put back with :meth:`restore_state`: a call replayed on a restored state sees what it saw then."""
+        return pickle.dumps((self.tree.data, self.tree.rng.getstate(), self._ticks))
+
+    def restore_state(self, saved: bytes) -> None:
+        data, rng_state, ticks = pickle.loads(saved)
+        self.tree.data.clear()
+        self.tree.data.update(data)
+        self.tree.rng.setstate(rng_state)
+        self._ticks = ticks
+
 
 ToolFn = Callable[..., Any]
 

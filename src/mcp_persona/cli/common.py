@@ -33,10 +33,11 @@ def error_line(message: str) -> None:
 
 def load_suite(suite: str, only: str | None = None) -> list[Task]:
     """The tasks of ``suite``; with ``only``, those whose id matches one of its comma-separated globs."""
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.protocols import load_suite as load
+    from mcp_persona.tasks import TaskFileError
 
     try:
-        tasks = load_tasks(suite)
+        _, tasks = load(suite)
     except TaskFileError as exc:
         raise fail(str(exc)) from exc
     if not tasks:

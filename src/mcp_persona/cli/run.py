@@ -167,11 +167,11 @@ def run(
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, ModelSettings, PriceOverride, RetryPolicy, make_client
     from mcp_persona.llm.pricing import pricing_record
-    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
     from mcp_persona.store import RunStoreError, open_run
-    from mcp_persona.tasks import TaskFileError, suite_info
+    from mcp_persona.tasks import TaskFileError
 
     takes_model = agent in (AgentKind.model, AgentKind.copilot)
     if takes_model and not model:
@@ -201,7 +201,7 @@ def run(
                    else "--agent-cmd is the command of --agent external")
     tasks = load_suite(suite, only)
     try:
-        protocol = get_protocol(suite_info(suite).protocol)
+        protocol = suite_protocol(suite)
         given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
                                    "pool_size": pool_size, "tool_budget": tool_budget,
                                    "success": success}.items() if v is not None}
@@ -225,7 +225,7 @@ def run(
     if sample is not None:
         tasks = sample_tasks(tasks, sample, sample_seed)
     try:
-        Skills(skills)  # checked here for a clear error; the agent's recipe builds its own
+        run_skills = Skills(skills)
     except SkillsError as exc:
         raise fail(str(exc)) from exc
     if not takes_model and skills != "none":
@@ -272,7 +272,7 @@ def run(
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
         raise fail(str(exc)) from exc
     if preflight_check:
-        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.checkpoint.client if judging else None,
+        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.client if judging else None,
                                                                    "judge")) if c is not None]
         check_endpoints(endpoints)
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
@@ -307,7 +307,8 @@ def run(
                                   context_distractors) if executor == "ray" else None
             with terminate_as_interrupt() as caught:
                 anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                            context_distractors=context_distractors, trials=trials,
+                                            context_distractors=context_distractors, skills=run_skills,
+                                            trials=trials,
                                             judging=judging, protocol=protocol, settings=settings,
                                             on_start=status.started, on_done=status.finished, breaker=breaker,
                                             executor=remote))

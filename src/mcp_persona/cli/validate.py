@@ -23,12 +23,11 @@ def validate(
     equivalent answer that loses the score."""
     from functools import partial
 
-    from mcp_persona.protocols import get_protocol
-    from mcp_persona.tasks import suite_info
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.validate import validate_all
 
     items = load_suite(suite, only)
-    report = anyio.run(partial(validate_all, items, get_protocol(suite_info(suite).protocol), mutants=mutants,
+    report = anyio.run(partial(validate_all, items, suite_protocol(suite), mutants=mutants,
                                equivalents=equivalents))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}", soft_wrap=True)

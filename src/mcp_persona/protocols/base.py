@@ -6,8 +6,9 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging), and
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
-* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
-  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`).
+* which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
+  ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
+  :meth:`Protocol.summary_lines`): those are generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -17,23 +18,19 @@ Runner, store, resume, trials, reports and CLI only ever call these methods.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
-    from mcp_persona.environment import Environment
     from mcp_persona.runner import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
-
-ToolPool = Literal["selected", "all"]
-
 
 @dataclass(frozen=True)
 class Option:
@@ -57,21 +54,6 @@ class Option:
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
             raise ValueError(f"{self.flag} must be within {self.bounds[0]}..{self.bounds[1]} (got {value!r})")
         return value
-
-
-@dataclass(frozen=True)
-class PoolSpec:
-    """The servers an episode opens and which of their tools the agent sees, in this order.
-
-    ``tools`` None: every tool of every server, named ``server__tool``. Otherwise exactly the
-    listed (server, tool) pairs; ``bare_names`` exposes them under the tool's own name (the
-    library guarantees those are unique).
-    """
-
-    servers: list[str]
-    tools: list[tuple[str, str]] | None = None
-    bare_names: bool = False
-    description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
 
 
 @dataclass(frozen=True)
@@ -115,7 +97,7 @@ class Protocol:
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
     # the ablations whose input reaches this protocol's prompts (a run refuses the others: they would change
     # nothing but the label); skills go into the system prompt, context distractors into the user prompt
-    honours: frozenset[str] = frozenset({"skills", "context_distractors"})
+    honours: frozenset[str] = frozenset()
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
@@ -125,6 +107,9 @@ class Protocol:
     # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
     # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
     report_extra: tuple[tuple[str, str, str], ...] = ()
+    # the report_columns metrics a report also breaks down per group (default: the primary one)
+    report_group_metrics: tuple[str, ...] = ()
+    report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:
@@ -164,15 +149,21 @@ class Protocol:
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""
-        from mcp_persona.environment import Environment
-
-        return Environment(task, tools=tools, protocol=self, pool=spec)
+        return Environment(task, tools=tools, pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         raise NotImplementedError
 
     def user_prompt(self, task: Task) -> str:
         return task.instruction
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` distractor facts added to what the user prompt tells (``--context-distractors``);
+        only a protocol that honours ``context_distractors`` takes them."""
+        if n:
+            raise ValueError(f"the {self.name} protocol's prompts carry no user context: --context-distractors "
+                             "would change nothing")
+        return task
 
     def reference_agent(self, task: Task) -> Agent | None:
         """The agent of a reference execution the runner runs concurrently with the tested agent, in an
@@ -221,5 +212,16 @@ class Protocol:
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        raise NotImplementedError
+    def intro(self) -> str:
+        """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""
+        return self.report_intro or ", ".join(f"{label} ({tip})" for label, _, tip in self.report_columns)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        """What the console prints under the run's score table besides the declared metrics (failure modes, a
+        judge's record, ...): plain lines."""
+        return []
+
+
+def percent(value: float | None) -> str:
+    """A 0..1 share in % with one decimal ("-" where it does not apply)."""
+    return "-" if value is None else f"{100 * value:.1f}"

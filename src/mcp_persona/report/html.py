@@ -150,15 +150,14 @@ def _boards(runs: Sequence[Run]) -> list[dict[str, Any]]:
     return boards
 
 
-def _intro(runs: Sequence[Run]) -> str | None:
-    """The header's explanation of the scores; None: the persona text of the template."""
+def _intro(runs: Sequence[Run]) -> str:
+    """The header's explanation of the scores, in each protocol's words."""
     protocols = [g[0].protocol for g in by_protocol(runs)]
-    if all(p.name == "persona" for p in protocols):
-        return None
-    scores = "; ".join(f"{p.title or p.name}: " + ", ".join(f"{label} ({tip})" for label, _, tip in p.report_columns)
-                       for p in protocols)
-    return (f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; "
-            "cost in total.")
+    if len(protocols) == 1:
+        scores = protocols[0].intro()
+    else:
+        scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
+    return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; cost in total."
 
 
 def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]] | None) -> list[dict[str, str]]:

@@ -99,16 +99,11 @@ def _extra(value: Any, fmt: str) -> str:
     return num(value, 2)
 
 
-PERSONA_INTRO = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
-                 "end state equivalent to the gold replay's, grounded answer) and tool errors in %; "
-                 "tokens, tool calls and time per episode.")
-
-
 def _intro(groups: Sequence[Sequence[Run]]) -> str:
-    if all(g[0].protocol.name == "persona" for g in groups):
-        return PERSONA_INTRO
-    scores = "; ".join(f"{g[0].protocol.title or g[0].protocol.name}: "
-                       + ", ".join(f"{label} ({tip})" for label, _, tip in g[0].columns) for g in groups)
+    protocols = [g[0].protocol for g in groups]
+    if len(protocols) == 1:
+        return f"Scores in %: {protocols[0].intro()}; tool errors in %; tokens, tool calls and time per episode."
+    scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
     return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode."
 
 
@@ -117,16 +112,14 @@ def _protocol_sections(runs: Sequence[Run], suffix: str) -> list[str]:
     order = ranked(runs)
     first = runs[0]
     parts = [f"## Leaderboard{suffix}", "", table(leaderboard_header(runs), leaderboard_rows(runs)), ""]
-    label, key = first.primary
     noun = first.group_noun
     header = [noun.capitalize(), *[r.label for r in order]]
-    parts += [f"## {label} by {noun}{suffix}", "", f"{label} in % (episodes).", "",
-              table(header, category_rows(runs, key)), ""]
-    keys = {k for _, k, _ in first.columns}
-    if "exec_acc" in keys and any(m.get("exec_acc") is not None for r in runs for m in r.groups.values()):
-        parts += [f"## Exec-Acc by {noun}{suffix}", "",
-                  "Exec-Acc in % (episodes); – where no task has an operate checkpoint.",
-                  "", table(header, category_rows(runs, "exec_acc")), ""]
+    labels = {k: label for label, k, _ in first.columns}
+    for key in first.protocol.report_group_metrics or (first.primary[1],):
+        if key != first.primary[1] and not any(m.get(key) is not None for r in runs for m in r.groups.values()):
+            continue  # a breakdown with nothing in it (no task has the checkpoint it counts)
+        parts += [f"## {labels[key]} by {noun}{suffix}", "", f"{labels[key]} in % (episodes); – where it does not "
+                  "apply.", "", table(header, category_rows(runs, key)), ""]
     extra = first.protocol.report_extra
     if extra:
         rows = [[r.label, *[_extra(r.metrics.get(k), fmt) for _, k, fmt in extra]] for r in order]

@@ -30,9 +30,6 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.judges.failures import FAILURE_MODES
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
@@ -181,12 +178,11 @@ class LiveMCP101Protocol(PersonaProtocol):
         score = record.score
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
-        client = judging.checkpoint.client
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
         # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
-        result = await LikertResultJudge(client).judge(
+        result = await judging.judge(LikertResultJudge).judge(
             task, record.trajectory, reference_answer=ran.trajectory.final_answer if ran is not None else None)
-        trajectory = await LikertTrajectoryJudge(client).judge(
+        trajectory = await judging.judge(LikertTrajectoryJudge).judge(
             task, record.trajectory, reference=ran.trajectory if ran is not None else None)
         record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
         score["judge_result_score"] = result.score if result.ok else None
@@ -224,7 +220,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         return why
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -254,26 +250,12 @@ class LiveMCP101Protocol(PersonaProtocol):
         return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
                 "ats": (float(trajectory or 0.0), float(trajectory is not None))}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
-
-        opts = summary.get("protocol_options") or {}
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"pool={opts.get('pool_size')} servers · rounds={summary['max_rounds']}")
-        for col in ("difficulty", "tasks", "TSR", "ARS", "ATS"):
-            table.add_column(col, justify="left" if col == "difficulty" else "right")
-        for tier, m in [*summary["by_difficulty"].items(), ("overall", summary["metrics"])]:
-            ats = "-" if m["ats"] is None else pct(m["ats"])
-            table.add_row(tier, str(m["n"]), pct(m["tsr"]), pct(m["ars"]), ats,
-                          style="bold" if tier == "overall" else None)
-        console.print(table)
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         counts = summary["failure_modes"]
         modes = ", ".join(f"{k} {counts[k]}" for k in [*FAILURE_MODES, "undecided"] if counts.get(k)) or "none"
         how = f" (of {counts['failed']} failed: {counts['by_rules']} by rules, {counts['by_judge']} by a judge)" \
             if counts.get("failed") else ""
-        console.print(f"failure modes: {modes}{how} · errors {summary['n_errors']}"
-                      f" · reference run errors {summary.get('n_reference_errors', 0)}")
-
+        return [f"failure modes: {modes}{how} · reference run errors {summary.get('n_reference_errors', 0)}"]
 
 def executed_plan(trajectory: Trajectory) -> list[list[str]]:
     """The calls a run made as ``server:tool``, one list per round (calls in one round ran in parallel)."""

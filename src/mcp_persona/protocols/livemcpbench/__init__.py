@@ -23,9 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
@@ -132,7 +129,7 @@ class LiveMCPBenchProtocol(Protocol):
         return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
-        return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
+        return LibraryEnvironment(task, tools=tools, library="livemcptool", pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         workdir = env.workdir if isinstance(env, LibraryEnvironment) else "(none)"
@@ -166,7 +163,7 @@ class LiveMCPBenchProtocol(Protocol):
         entries = catalogue()
         descriptions = {f"{c.server}:{c.tool}": t.description for c in trajectory.tool_calls
                         if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
-        verdict = await KeyPointJudge(judging.checkpoint.client).judge(task, trajectory,
+        verdict = await judging.judge(KeyPointJudge).judge(task, trajectory,
                                                                         tool_descriptions=descriptions)
         record.verdicts = [verdict.model_dump(mode="json")]
         judged = verdict.status == "ok" and verdict.score == 1.0
@@ -198,7 +195,7 @@ class LiveMCPBenchProtocol(Protocol):
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -224,29 +221,9 @@ class LiveMCPBenchProtocol(Protocol):
         return {"success_rate": (float(row["success"]), 1.0), "rule_success_rate": (float(row["rule_success"]), 1.0),
                 "judge_success_rate": (float(judged or 0.0), float(judged is not None))}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
-
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'}")
-        for col in ("domain", "tasks", "success", "steps", "tools", "execute", "route"):
-            table.add_column(col, justify="left" if col == "domain" else "right")
-
-        def row(name: str, m: dict[str, Any], **kw: Any) -> None:
-            table.add_row(name, str(m["n"]), pct(m["success_rate"]), f"{m['avg_steps']:.1f}", f"{m['avg_tools']:.1f}",
-                          f"{m['avg_execute']:.1f}", f"{m['avg_route']:.1f}", **kw)
-
-        for d, m in summary["by_domain"].items():
-            if m["n"]:
-                row(d, m)
-        row("overall", summary["metrics"], style="bold")
-        console.print(table)
-        m = summary["metrics"]
-        cost = "-" if m.get("cost_usd") is None else f"${m['cost_usd']:.4f}"
-        console.print(f"output tokens/task {m['avg_output_tokens']:.0f} · cost {cost} · errors {summary['n_errors']}")
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         kinds = summary.get("error_taxonomy") or {}
-        if any(kinds.values()):
-            console.print("failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items()))
-
+        return ["failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items())] if any(kinds.values()) else []
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is a failure with the efficiency of whatever it did."""

@@ -8,19 +8,26 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
-from mcp_persona.agents.prompts import system_prompt, user_prompt
-from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
+from mcp_persona.judges.checkpoint import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.judges.failures import (
     FailureClassification,
+    FailureJudge,
     classify_failure,
     count_failure_modes,
     diagnose,
     is_failed,
 )
-from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+    percent,
+)
+from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -45,6 +52,10 @@ def suite_servers(suite: str) -> tuple[str, ...]:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    report_group_metrics = ("acc", "exec_acc")
+    report_intro = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
+                    "end state equivalent to the gold replay's, grounded answer)")
+    honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
         ("SR-0.8", "sr_0_8", "share of episodes with Acc > 0.8"),
@@ -75,6 +86,13 @@ class PersonaProtocol(Protocol):
 
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
+        if n == 0 or "context_distractors" not in self.honours:  # a protocol built on this one may not take them
+            return super().with_context_distractors(task, n)
+        extra = distractors_for(task.id, n)
+        return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
@@ -130,7 +148,7 @@ class PersonaProtocol(Protocol):
         return "; ".join(why) or "no strict pass"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
@@ -164,29 +182,14 @@ class PersonaProtocol(Protocol):
                 "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
                 "strict_sr": (float(bool(row.get("strict"))), 1.0)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
-
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"tools={summary['tools']}")
-        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
-            table.add_column(col, justify="left" if col == "category" else "right")
-        for cat, m in summary["by_category"].items():
-            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), pct(m["strict_sr"]))
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]),
-                      pct(m["strict_sr"]), style="bold")
-        console.print(table)
-        console.print(
-            f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {pct(m['tool_error_rate'])}% · "
-            f"output tokens/task {m['avg_output_tokens']:.0f} · collateral {pct(m['collateral_rate'])}% · "
-            f"errors {summary['n_errors']}"
-        )
+        lines = [f"collateral damage in {percent(m['collateral_rate'])}% of episodes"]
         judge = summary.get("judge") or {}
         if judge.get("n_verdicts"):
-            console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
-                          f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
-
+            lines.append(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
+                         f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
+        return lines
 
 _GOLD_CHANGES: dict[tuple[int, str, str], Counter[Signature] | None] = {}
 
@@ -205,7 +208,7 @@ async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Sign
     if key not in _GOLD_CHANGES:
         trajectory = Trajectory(task_id=task.id, agent="reference")
         try:
-            async with Environment(task, tools=tools) as env:
+            async with Environment(task, tools=tools, pool=PROTOCOL.pool(task, {}, tools)) as env:
                 await ReferenceAgent().run(task, env, trajectory)
                 failed = any(e.is_error for e in trajectory.tool_calls)
                 _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
@@ -220,13 +223,13 @@ async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | No
     assert record.score is not None
     if judging is not None:
         wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
-        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+        verdicts = {} if wanted == [] else await judging.judge(CheckpointJudge).judge_task(
             task, record.trajectory, state_changes=record.diff, indexes=wanted)
         record.score = combine_scores(record.score, verdicts, policy=judging.policy)
         record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
     record.score["strict"] = strict_pass(record.score)
     if is_failed(record.score):
-        judge = judging.failure if judging is not None else None
+        judge = judging.judge(FailureJudge) if judging is not None else None
         record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 
