@@ -139,11 +139,11 @@ class DiskQuota:
     and every server's ``.state/``) may hold ``limit`` bytes, and no single file may be larger.
 
     The folders are shared by the episode's servers, each in a sandbox of its own, so no one size-limited
-    mount can hold them all; the folder is measured instead (allocated blocks, like ``du``) before each call,
-    every :data:`QUOTA_POLL` seconds while it runs and after it. The per-file limit bounds what one write can
+    mount can hold them all; the folder is measured instead (allocated blocks, like ``du``) every
+    :data:`QUOTA_POLL` seconds while a call runs and after it. The per-file limit bounds what one write can
     add between two measurements; a call that takes the folder over the limit is cut short and its server
     stopped. The folder holds at most the limit plus what that last call wrote (these servers write a file
-    or two per call).
+    or two per call). Measured in the event loop: an episode's folder holds a few dozen entries (~0.1 ms).
     """
 
     def __init__(self, folder: Path, limit: int = EPISODE_DISK_BYTES) -> None:
@@ -151,6 +151,7 @@ class DiskQuota:
             raise ValueError(f"disk quota of {limit} bytes: must be at least 512")
         self.folder = folder
         self.limit = limit
+        self.seen = 0  # the size last measured: after the episode's latest call
 
     def used(self) -> int:
         """Bytes the folder takes on disk now."""
@@ -171,7 +172,7 @@ class DiskQuota:
 
     def grew_over(self, before: int) -> int | None:
         """The folder's size when it is over the limit and larger than ``before``; else None."""
-        now = self.used()
+        self.seen = now = self.used()
         return now if now > self.limit and now > before else None
 
     def describe(self, used: int) -> str:
@@ -209,6 +210,7 @@ class RealSession:
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._done = anyio.Event()
+        self._calls: dict[anyio.CancelScope, list[int | None]] = {}  # calls in flight: [size before, size over]
 
     # -- lifecycle ------------------------------------------------------------------------------
     def _params(self) -> StdioServerParameters:
@@ -271,7 +273,7 @@ class RealSession:
                     scope.deadline = math.inf
                     self.setup_seconds = time.perf_counter() - started
                     self._ready.set()
-                    await self._closing.wait()
+                    await self._watch_quota()
             if scope.cancelled_caught and not self._ready.is_set():
                 raise TimeoutError
         except BaseException as exc:  # reported on the episode/call; cancellation is re-raised below
@@ -301,8 +303,7 @@ class RealSession:
             return error_result(self.failure or f"real server {self.name} is not running")
         try:
             with anyio.fail_after(self.call_timeout):
-                before = await anyio.to_thread.run_sync(self.quota.used)
-                result, over = await self._within_quota(client, tool, arguments, before)
+                result, over = await self._within_quota(client, tool, arguments, self.quota.seen)
             if over is None:
                 assert result is not None
                 return result
@@ -326,30 +327,31 @@ class RealSession:
 
     async def _within_quota(self, client: Client, tool: str, arguments: dict[str, Any],
                             before: int) -> tuple[CallToolResult | None, int | None]:
-        """The call's result, or, when the episode's folder grew over its quota while it ran or by it, the
-        folder's size (the call cut short where it was)."""
-        over: int | None = None
+        """The call's result, or, when the episode's folder grew over its quota while it ran or by it (from
+        ``before``, its size after the episode's previous call), its size (the call cut short where it was:
+        :meth:`_watch_quota` cancels it)."""
+        scope = anyio.CancelScope()
+        self._calls[scope] = [before, None]
         result: CallToolResult | None = None
-        failed: Exception | None = None
-        async with anyio.create_task_group() as tg:
-            async def watch() -> None:
-                nonlocal over
-                while over is None:
-                    await anyio.sleep(QUOTA_POLL)
-                    over = await anyio.to_thread.run_sync(self.quota.grew_over, before)
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(watch)
-            try:
+        try:
+            with scope:
                 result = await client.call_tool(tool, arguments)
-            except Exception as exc:  # raised below as itself, not inside the task group's exception group
-                failed = exc
-            tg.cancel_scope.cancel()
-        if failed is not None:
-            raise failed
-        if over is None:  # the call's last write, after the last measurement
-            over = await anyio.to_thread.run_sync(self.quota.grew_over, before)
-        return result, over
+        finally:
+            over = self._calls.pop(scope)[1]
+        if over is not None:
+            return None, over
+        return result, self.quota.grew_over(before)  # the call's last write, after the last measurement
+
+    async def _watch_quota(self) -> None:
+        """Until the session closes: every :data:`QUOTA_POLL` seconds while calls run, measure the episode's
+        folder and cut short each call it grew over the quota (one loop per session, none per call)."""
+        while not self._closing.is_set():
+            with anyio.move_on_after(QUOTA_POLL):
+                await self._closing.wait()
+            for scope, watched in list(self._calls.items()):
+                if watched[1] is None and (over := self.quota.grew_over(watched[0])) is not None:
+                    watched[1] = over
+                    scope.cancel()
 
 
 def _describe(exc: BaseException, timeout: float) -> str:
