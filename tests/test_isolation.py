@@ -241,6 +241,70 @@ def test_a_regular_install_hides_its_tasks_from_code_runs(user_folder: Path, har
     assert outputs["the folders"].strip() == "['mcp_persona'] []", outputs["the folders"]
 
 
+CODE_HARNESS = """
+import sys
+sys.path[:0] = sys.argv[1].split(":")
+import anyio
+from mcp_persona.apps._live.sandbox import Limits, isolation, run_python
+isolation()  # decided by a trial run: done before the run the test looks for
+print("starting", flush=True)
+code = "import subprocess, time\\nsubprocess.Popen(['sleep', '300'], start_new_session=True)\\ntime.sleep(30)"
+anyio.run(lambda: run_python(code, Limits(wall_seconds=30.0), audit_hook=False))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("harness", ["root", "user"])
+def test_a_killed_harness_takes_its_code_run_and_what_it_started_with_it(harness: str) -> None:
+    """SIGKILL leaves the harness no chance to clean up: the run, and the daemon it started in a session of its
+    own, die with it (the sandbox's pid namespace and --die-with-parent), under either harness."""
+    import signal
+
+    prefix = harness_prefix(harness)
+    process = subprocess.Popen([*prefix, "-c", CODE_HARNESS, harness_path()], stdout=subprocess.PIPE, text=True,
+                               cwd="/")
+    try:
+        assert process.stdout is not None and process.stdout.readline().strip() == "starting"
+        deadline = time.monotonic() + 20
+        while not sleepers():
+            assert time.monotonic() < deadline and process.poll() is None, "the run started no daemon"
+            time.sleep(0.05)
+        started = descendants(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(10)
+        deadline = time.monotonic() + 5
+        while (sleepers() or any(map(alive, started))) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not sleepers(), "the daemon outlived the killed harness"
+        assert not [pid for pid in started if alive(pid)], "the run outlived the killed harness"
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        found += (more := children.get(todo.pop(), []))
+        todo += more
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+    except OSError:
+        return False
+
+
 # -- the real servers ----------------------------------------------------------------------------------------
 REAL_DRIVER = """
 import json, sys
