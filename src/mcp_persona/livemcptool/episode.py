@@ -124,6 +124,7 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
                 shutil.copytree(src, ep.files_dir / src.name, dirs_exist_ok=True)
             else:
                 shutil.copy2(src, ep.files_dir / src.name)
+        ep.quota.seen = ep.quota.used()  # the inputs: no call's doing
         failure: EpisodeError | None = None
         async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
             try:
