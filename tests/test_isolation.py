@@ -480,6 +480,35 @@ def test_episode_folders_live_under_the_run_folder_and_leftovers_are_swept(tmp_p
         elsewhere.rmdir()
 
 
+def test_a_code_runs_folder_lives_under_the_run_folder(tmp_path: Path) -> None:
+    """A code run's host folder (its program, its captured output) is made in the run's scratch folder, so a
+    harness killed mid-run leaves it where --resume sweeps it; it is gone once the run returns."""
+    from mcp_persona import scratch
+    from mcp_persona.apps._live.sandbox import isolation
+
+    isolation()  # its trial run, once per process, done before the run looked for
+    program = "import time\ntime.sleep(1)\nprint('ok')"
+
+    async def go() -> tuple[list[Path], str, str]:
+        with scratch.under(tmp_path / "run" / scratch.SCRATCH) as mine:
+            done: list[str] = []
+
+            async def run() -> None:
+                done.append((await run_python(program, LIMITS)).stdout)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
+                with anyio.fail_after(10):
+                    while not (during := list(mine.glob("mcpp-sandbox-*"))):
+                        await anyio.sleep(0.02)
+                held = (during[0] / "main.py").read_text()
+            left = list(mine.glob("mcpp-sandbox-*"))
+        return during, held, done[0] + str(left)
+
+    during, held, output = anyio.run(go)
+    assert len(during) == 1 and held == program and output == "ok\n[]"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("harness", ["root", "user"])
 def test_a_run_killed_mid_episode_leaves_no_process_and_after_resume_no_folder(user_folder: Path,
