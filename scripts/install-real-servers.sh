@@ -2,6 +2,9 @@
 # Installs the real MCP servers the livemcptool library runs offline, pinned, beside (never inside)
 # the project's own environment: each PyPI one into its own venv under .servers/ (their `mcp` pins
 # clash with ours and with each other), the npm ones into the .node/ prefix. Safe to run again.
+# PYTHON names the Python the venvs are made from (default: python3). Each real server runs in a sandbox as the
+# harness's user, so that user must be able to run it: a Python in another account's home (root's pyenv) serves
+# only that account; PYTHON=/usr/bin/python3 (Debian: apt-get install python3-venv) serves every account.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"

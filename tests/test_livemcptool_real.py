@@ -165,6 +165,61 @@ async def test_a_misbehaving_server_fails_the_call_not_the_episode(mode: str, tm
     assert _processes_mentioning(marker) == [], "the server's processes outlived the episode"
 
 
+# -- the episode's disk quota ------------------------------------------------------------------------------------
+MB = 1024 * 1024
+
+
+async def test_a_huge_file_stops_at_the_episode_quota_and_the_episode_goes_on(tmp_path: Path) -> None:
+    if why := missing_reason("filesystem") or missing_reason("word-document-server"):
+        pytest.skip(why)
+    async with open_episode(tmp_path / "ep", servers=["filesystem", "word-document-server", "time"],
+                            disk_bytes=MB) as ep:
+        small = await ep.call("filesystem", "write_file", {"path": str(ep.files_dir / "small.txt"), "content": "hi"})
+        assert not small.is_error, _text(small)  # under the quota, writing works
+        big = await ep.call("filesystem", "write_file", {"path": str(ep.files_dir / "big.txt"),
+                                                         "content": "x" * (3 * MB)})
+        held = ep.quota.used()
+        assert big.is_error and _text(big) == (
+            f"filesystem.write_file: the episode's disk quota of 1 MB is used up (its folder holds "
+            f"{held / MB:.2f} MB); real server filesystem was stopped")
+        # the write itself was stopped at the limit (RLIMIT_FSIZE), not after the fact
+        assert (ep.files_dir / "big.txt").stat().st_size == MB and MB < held < MB + 128 * 1024
+        later = await ep.call("filesystem", "read_text_file", {"path": str(ep.files_dir / "small.txt")})
+        assert later.is_error and _text(later) == _text(big)  # stopped, and every later call says why
+        assert _processes_mentioning(str(ep.state_dir / "filesystem")) == []
+        # the episode goes on: what writes nothing works, and what would write more is stopped as well
+        now = await ep.call("time", "get_current_time", {"timezone": "UTC"})
+        assert not now.is_error and '"timezone": "UTC"' in _text(now)
+        listing = await ep.call("word-document-server", "list_available_documents", {"directory": str(ep.files_dir)})
+        assert not listing.is_error
+        doc = await ep.call("word-document-server", "create_document", {"filename": str(ep.files_dir / "a.docx")})
+        assert doc.is_error and "disk quota of 1 MB is used up" in _text(doc)
+
+
+async def test_a_call_that_keeps_writing_is_cut_short_at_the_quota(tmp_path: Path) -> None:
+    argv = [sys.executable, str(MISBEHAVING), "fill"]
+    started = time.perf_counter()
+    async with open_episode(tmp_path / "ep", servers=["calculator", "yahoo-finance"], call_timeout=30,
+                            real_argv={"calculator": argv}, disk_bytes=4 * MB) as ep:
+        filling = await ep.call("calculator", "misbehave", {})
+        held = ep.quota.used()
+        assert filling.is_error
+        assert "calculator.misbehave: the episode's disk quota of 4 MB is used up" in _text(filling)
+        # cut short within a measurement or two (files of 256 KB every 10 ms), long before the call's timeout
+        assert time.perf_counter() - started < 10 and 4 * MB < held < 10 * MB
+        time.sleep(0.3)
+        assert ep.quota.used() == held, "the server went on writing"
+        ok = await ep.call("yahoo-finance", "get_current_stock_price", {"symbol": "AAPL"})
+        assert not ok.is_error and "Apple" in _text(ok)
+
+
+def test_a_disk_quota_too_small_to_hold_a_file_is_refused(tmp_path: Path) -> None:
+    from mcp_persona.livemcptool.real import DiskQuota
+
+    with pytest.raises(ValueError, match="disk quota of 100 bytes: must be at least 512"):
+        DiskQuota(tmp_path, 100)
+
+
 async def test_a_server_that_does_not_start_fails_the_episode_clearly(tmp_path: Path) -> None:
     argv = [sys.executable, str(MISBEHAVING), "nostart"]
     with pytest.raises(EpisodeError) as info:

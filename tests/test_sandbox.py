@@ -318,6 +318,18 @@ def test_a_huge_file_hits_the_file_size_limit() -> None:
     assert_cleaned(pid, cwd)
 
 
+def test_files_under_the_size_limit_still_stop_at_the_disk_quota() -> None:
+    """Each file under the per-file limit, together over the run's tmpfs: the quota stops the writes, the run
+    says so, and none of it is left anywhere (the tmpfs goes with the run)."""
+    mb = 1024 * 1024
+    result, pid, cwd = run("for i in range(10):\n    open(f'part{i}.bin', 'wb').write(b'x' * (3 * 1024 * 1024))",
+                           Limits(file_bytes=4 * mb, disk_bytes=8 * mb, wall_seconds=5.0))
+    assert result.exit_code == 1 and result.error == "disk quota of 8 MB exceeded", result.stderr
+    assert "No space left on device" in result.stderr
+    assert result.files == ["part0.bin", "part1.bin", "part2.bin"]  # 9 MB asked for the third: cut at 8
+    assert_cleaned(pid, cwd)
+
+
 def test_output_is_cut_at_the_limit() -> None:
     result, pid, cwd = run("print('x' * 100_000)")
     assert result.truncated and len(result.stdout) == FAST.output_bytes

@@ -6,15 +6,18 @@ properly, then on ``tools/call`` of ``echo`` it answers, and of ``misbehave`` it
 * ``hang`` -- never answers;
 * ``die`` -- exits at once (code 3) without answering;
 * ``garbage`` -- writes a line that is not JSON-RPC to stdout, then never answers;
+* ``fill`` -- writes files of 256 KB into its working folder, one every 10 ms, and never answers;
 * ``nostart`` (at start-up) -- prints an error to stderr and exits before ``initialize``.
 
 With ``spawn`` in MODE (``hang+spawn``) it first starts a child process that sleeps, to show that
 the whole process tree is stopped. MARKER only names the processes for the test to count.
 """
 
+import itertools
 import json
 import subprocess
 import sys
+import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "hang"
 TOOLS = [{"name": n, "description": n, "inputSchema": {"type": "object", "properties": {}}}
@@ -48,6 +51,11 @@ for line in sys.stdin:
     elif method == "tools/call":
         if MODE.startswith("die"):
             sys.exit(3)
+        if MODE.startswith("fill"):
+            for i in itertools.count():
+                with open(f"fill-{i}.bin", "wb") as f:
+                    f.write(b"x" * 256 * 1024)
+                time.sleep(0.01)
         if MODE.startswith("garbage"):
             sys.stdout.write("this is not json-rpc\n")
             sys.stdout.flush()

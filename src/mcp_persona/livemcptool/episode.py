@@ -8,8 +8,9 @@
 
 The sandbox holds ``files/`` (the working folder real servers are pointed at; task input files are
 copied in) and ``.state/<server>/`` (each real server's private HOME, state file and stderr log,
-outside ``files/`` so no tool can reach another server's state). Real servers start side by side,
-once; a server that cannot start fails the episode with a message naming it. On exit every process
+outside ``files/`` so no tool can reach another server's state). The folder as a whole is bounded by
+the episode's disk quota (:class:`~mcp_persona.livemcptool.real.DiskQuota`). Real servers start side by
+side, once; a server that cannot start fails the episode with a message naming it. On exit every process
 is stopped and, when the library made the sandbox, the sandbox is removed.
 """
 
@@ -29,7 +30,14 @@ from mcp_persona import scratch
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.livemcptool.catalogue import catalogue
 from mcp_persona.livemcptool.engine import simulated_app
-from mcp_persona.livemcptool.real import CALL_TIMEOUT, REAL_SERVERS, RealSession, error_result
+from mcp_persona.livemcptool.real import (
+    CALL_TIMEOUT,
+    EPISODE_DISK_BYTES,
+    REAL_SERVERS,
+    DiskQuota,
+    RealSession,
+    error_result,
+)
 
 
 class EpisodeError(RuntimeError):
@@ -37,11 +45,12 @@ class EpisodeError(RuntimeError):
 
 
 class Episode:
-    def __init__(self, sandbox: Path, clock: TaskClock) -> None:
+    def __init__(self, sandbox: Path, clock: TaskClock, disk_bytes: int = EPISODE_DISK_BYTES) -> None:
         self.sandbox = sandbox
         self.files_dir = sandbox / "files"
         self.state_dir = sandbox / ".state"
         self.clock = clock
+        self.quota = DiskQuota(sandbox, disk_bytes)
         self.real: dict[str, RealSession] = {}
         self.simulated: dict[str, Client] = {}
         self.sim_envs: dict[str, Any] = {}
@@ -54,6 +63,15 @@ class Episode:
     def setup_seconds(self) -> dict[str, float]:
         """Start-up time of each real server in this episode (launch, initialize, list tools)."""
         return {name: s.setup_seconds for name, s in self.real.items()}
+
+    def add_real(self, name: str, *, call_timeout: float = CALL_TIMEOUT,
+                 argv: list[str] | None = None) -> RealSession:
+        """Real server ``name`` in this episode (its folders, its clock's time zone, its disk quota), listed in
+        :attr:`real`; the caller runs it (:meth:`RealSession.run` in a task)."""
+        session = RealSession(REAL_SERVERS[name], self.files_dir, self.state_dir / name, timezone=self.clock.timezone,
+                              call_timeout=call_timeout, argv=argv, quota=self.quota)
+        self.real[name] = session
+        return session
 
     async def list_tools(self, *, catalogue_only: bool = True) -> dict[str, list[Tool]]:
         """Each server's tools. A real server's come from the server itself (its live schemas); by
@@ -80,14 +98,14 @@ class Episode:
 async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock = DEFAULT_CLOCK, *,
                        servers: Sequence[str] | None = None, inputs: Iterable[str | Path] = (),
                        call_timeout: float = CALL_TIMEOUT, real_argv: dict[str, list[str]] | None = None,
-                       ) -> AsyncIterator[Episode]:
+                       disk_bytes: int = EPISODE_DISK_BYTES) -> AsyncIterator[Episode]:
     """Open an episode over ``servers`` (default: every server of the catalogue).
 
     ``sandbox_dir``: the episode's folder; it must be empty or absent, and is left in place for
     scoring to read. Without it a temporary folder is made (under the run folder during a run:
     :mod:`mcp_persona.scratch`) and removed at the end. ``inputs``:
     files or folders copied into ``files/``. ``real_argv`` stands a command in for a real server
-    (tests use it to run misbehaving servers).
+    (tests use it to run misbehaving servers). ``disk_bytes``: the episode's disk quota.
     """
     names = list(servers) if servers is not None else list(catalogue())
     unknown = [n for n in names if n not in catalogue()]
@@ -98,7 +116,7 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
     try:
         if not owned and sandbox.exists() and any(sandbox.iterdir()):
             raise EpisodeError(f"sandbox {sandbox} is not empty")
-        ep = Episode(sandbox, clock)
+        ep = Episode(sandbox, clock, disk_bytes)
         ep.files_dir.mkdir(parents=True, exist_ok=True)
         for item in inputs:
             src = Path(item)
@@ -106,16 +124,14 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
                 shutil.copytree(src, ep.files_dir / src.name, dirs_exist_ok=True)
             else:
                 shutil.copy2(src, ep.files_dir / src.name)
+        ep.quota.seen = ep.quota.used()  # the inputs: no call's doing
         failure: EpisodeError | None = None
         async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
             try:
                 for name in names:
                     if catalogue()[name].kind == "real":
-                        session = RealSession(REAL_SERVERS[name], ep.files_dir, ep.state_dir / name,
-                                              timezone=clock.timezone, call_timeout=call_timeout,
-                                              argv=(real_argv or {}).get(name))
-                        ep.real[name] = session
-                        tg.start_soon(session.run)
+                        tg.start_soon(ep.add_real(name, call_timeout=call_timeout,
+                                                  argv=(real_argv or {}).get(name)).run)
                 for session in ep.real.values():
                     await session.wait_ready()
                 failed = [s.failure for s in ep.real.values() if s.failure]

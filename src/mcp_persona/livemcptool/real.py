@@ -12,6 +12,10 @@ installation read-only, the episode's files folder and its private state folder 
 writable, and nothing else: not the checkout (the tasks and their answers), the run folder, other
 episodes or the home directory; no network. Every call has a timeout; a server that hangs, dies or
 stops answering sensibly fails that call with a clear message and is stopped, and the episode goes on.
+
+What an episode's servers may write is bounded by its disk quota (:class:`DiskQuota`): no file may grow
+beyond it (``RLIMIT_FSIZE``, set before the sandbox starts, so the write itself fails), and a call during
+which the episode's folder grows beyond it is cut short and its server stopped, with an error saying so.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ SERVERS_DIR_ENV = "MCP_PERSONA_SERVERS_DIR"
 INSTALL_HINT = "run scripts/install-real-servers.sh"
 CALL_TIMEOUT = 60.0  # office servers write whole documents; a hang is still caught
 START_TIMEOUT = 60.0
+EPISODE_DISK_BYTES = 256 * 1024 * 1024  # an episode's documents are a few MB; generous, yet bounded
+QUOTA_POLL = 0.2  # seconds between measurements of the episode's folder while a call runs
 
 
 @dataclass(frozen=True)
@@ -114,11 +120,67 @@ def missing_reason(name: str) -> str | None:
     program = Path(command(spec)[-1])
     if not program.is_file():
         return f"{name} is not installed ({program} is missing; {INSTALL_HINT})"
+    if spec.runtime == "python":
+        # A venv made from a Python in another account's home (a root install under /root/.pyenv) cannot run
+        # as this account, and the sandbox cannot bind it: say so rather than fail at start.
+        python = os.path.realpath(servers_dir() / spec.package / "bin" / "python")
+        if not os.access(python, os.X_OK):
+            return (f"{name} cannot run as this user: its venv was made from {python}, which this user may not "
+                    f"run ({INSTALL_HINT} with PYTHON set to a Python every user can run, e.g. /usr/bin/python3)")
     return None
 
 
 def error_result(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+class DiskQuota:
+    """How much an episode's real servers may write: the episode's folder (``files/`` with the task's inputs,
+    and every server's ``.state/``) may hold ``limit`` bytes, and no single file may be larger.
+
+    The folders are shared by the episode's servers, each in a sandbox of its own, so no one size-limited
+    mount can hold them all; the folder is measured instead (allocated blocks, like ``du``) every
+    :data:`QUOTA_POLL` seconds while a call runs and after it. The per-file limit bounds what one write can
+    add between two measurements; a call that takes the folder over the limit is cut short and its server
+    stopped. The folder holds at most the limit plus what that last call wrote (these servers write a file
+    or two per call). Measured in the event loop: an episode's folder holds a few dozen entries (~0.1 ms).
+    """
+
+    def __init__(self, folder: Path, limit: int = EPISODE_DISK_BYTES) -> None:
+        if limit < 512:
+            raise ValueError(f"disk quota of {limit} bytes: must be at least 512")
+        self.folder = folder
+        self.limit = limit
+        self.seen = 0  # the size last measured: after the episode's latest call
+
+    def used(self) -> int:
+        """Bytes the folder takes on disk now."""
+        total, todo = 0, [self.folder]
+        while todo:
+            try:
+                with os.scandir(todo.pop()) as entries:
+                    for entry in entries:
+                        try:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                            if entry.is_dir(follow_symlinks=False):
+                                todo.append(Path(entry.path))
+                        except OSError:
+                            continue  # removed while measured
+            except OSError:
+                continue
+        return total
+
+    def grew_over(self, before: int) -> int | None:
+        """The folder's size when it is over the limit and larger than ``before``; else None."""
+        self.seen = now = self.used()
+        return now if now > self.limit and now > before else None
+
+    def describe(self, used: int) -> str:
+        return f"the episode's disk quota of {_mb(self.limit)} is used up (its folder holds {_mb(used)})"
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1024 * 1024):.2f} MB" if size % (1024 * 1024) else f"{size // (1024 * 1024)} MB"
 
 
 class RealSession:
@@ -130,11 +192,12 @@ class RealSession:
 
     def __init__(self, spec: RealSpec, files_dir: Path, state_dir: Path, *, timezone: str = "UTC",
                  call_timeout: float = CALL_TIMEOUT, start_timeout: float = START_TIMEOUT,
-                 argv: list[str] | None = None) -> None:
+                 argv: list[str] | None = None, quota: DiskQuota | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.files_dir = files_dir
         self.state_dir = state_dir
+        self.quota = quota or DiskQuota(files_dir.parent)  # the episode's, shared by its servers
         self.timezone = timezone
         self.call_timeout = call_timeout
         self.start_timeout = start_timeout
@@ -147,6 +210,7 @@ class RealSession:
         self._ready = anyio.Event()
         self._closing = anyio.Event()
         self._done = anyio.Event()
+        self._calls: dict[anyio.CancelScope, list[int | None]] = {}  # calls in flight: [size before, size over]
 
     # -- lifecycle ------------------------------------------------------------------------------
     def _params(self) -> StdioServerParameters:
@@ -156,11 +220,14 @@ class RealSession:
         env = {"HOME": str(self.state_dir), "TMPDIR": str(self.state_dir), "TZ": self.timezone,
                "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
         env |= {k: v.format(**fill) for k, v in self.spec.env.items()}
-        # Through sh, which records its pid (the process group, as the SDK starts a new session) and then
-        # becomes bwrap, which runs the server in its walls: after the episode the whole group is killed
+        # Through sh, which records its pid (the process group, as the SDK starts a new session), limits the
+        # size of any file to the quota (ulimit -f counts 512-byte blocks; bwrap and the server inherit it) and
+        # then becomes bwrap, which runs the server in its walls: after the episode the whole group is killed
         # (the sandbox's pid namespace dies with it), so nothing the server started outlives the episode.
         pidfile = self.state_dir.parent / f".{self.name}.pid"  # outside the server's reach
-        wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; exec "$@"', str(pidfile), *self._walls(argv), *argv]
+        blocks = str(-(-self.quota.limit // 512))
+        wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; ulimit -f "$1" && shift && exec "$@"', str(pidfile), blocks,
+                   *self._walls(argv), *argv]
         return StdioServerParameters(command=wrapper[0], args=wrapper[1:], env=env, cwd=str(self.files_dir))
 
     def _walls(self, argv: list[str]) -> list[str]:
@@ -206,7 +273,7 @@ class RealSession:
                     scope.deadline = math.inf
                     self.setup_seconds = time.perf_counter() - started
                     self._ready.set()
-                    await self._closing.wait()
+                    await self._watch_quota()
             if scope.cancelled_caught and not self._ready.is_set():
                 raise TimeoutError
         except BaseException as exc:  # reported on the episode/call; cancellation is re-raised below
@@ -236,7 +303,11 @@ class RealSession:
             return error_result(self.failure or f"real server {self.name} is not running")
         try:
             with anyio.fail_after(self.call_timeout):
-                return await client.call_tool(tool, arguments)
+                result, over = await self._within_quota(client, tool, arguments, self.quota.seen)
+            if over is None:
+                assert result is not None
+                return result
+            self.failure = f"{self.name}.{tool}: {self.quota.describe(over)}; real server {self.name} was stopped"
         except MCPError as exc:
             if exc.code != CONNECTION_CLOSED:  # the server answered with a protocol error: it is still fine
                 return error_result(f"{self.name}.{tool}: {exc.message}")
@@ -248,8 +319,39 @@ class RealSession:
         except Exception as exc:  # the connection broke: the process died or wrote what is not MCP
             self.failure = f"real server {self.name} failed during {tool}: {_describe(exc, self.call_timeout)}"
             self.failure += _stderr_tail(self.state_dir / "stderr.log")
-        self._closing.set()  # stop the process now rather than at the episode's end
+        # Stop the process now, not at the episode's end, and at once: the SDK's own shutdown gives it seconds,
+        # in which a server cut short at the quota would go on writing.
+        self._kill_group()
+        self._closing.set()
         return error_result(self.failure)
+
+    async def _within_quota(self, client: Client, tool: str, arguments: dict[str, Any],
+                            before: int) -> tuple[CallToolResult | None, int | None]:
+        """The call's result, or, when the episode's folder grew over its quota while it ran or by it (from
+        ``before``, its size after the episode's previous call), its size (the call cut short where it was:
+        :meth:`_watch_quota` cancels it)."""
+        scope = anyio.CancelScope()
+        self._calls[scope] = [before, None]
+        result: CallToolResult | None = None
+        try:
+            with scope:
+                result = await client.call_tool(tool, arguments)
+        finally:
+            over = self._calls.pop(scope)[1]
+        if over is not None:
+            return None, over
+        return result, self.quota.grew_over(before)  # the call's last write, after the last measurement
+
+    async def _watch_quota(self) -> None:
+        """Until the session closes: every :data:`QUOTA_POLL` seconds while calls run, measure the episode's
+        folder and cut short each call it grew over the quota (one loop per session, none per call)."""
+        while not self._closing.is_set():
+            with anyio.move_on_after(QUOTA_POLL):
+                await self._closing.wait()
+            for scope, watched in list(self._calls.items()):
+                if watched[1] is None and (over := self.quota.grew_over(watched[0])) is not None:
+                    watched[1] = over
+                    scope.cancel()
 
 
 def _describe(exc: BaseException, timeout: float) -> str:

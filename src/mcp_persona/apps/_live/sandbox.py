@@ -37,7 +37,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,6 +46,7 @@ from typing import BinaryIO
 import anyio
 
 from mcp_persona import isolation as walls
+from mcp_persona import scratch
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +183,8 @@ class _Run:
     def __init__(self, code: str, limits: Limits, iso: Isolation, *, audit_hook: bool = True) -> None:
         self.limits = limits
         self.iso = iso
-        self.workdir = Path(tempfile.mkdtemp(prefix="mcpp-sandbox-"))
+        # under the run folder during a run (swept on --resume if a killed harness leaves it), else in /tmp
+        self.workdir = scratch.make_dir("mcpp-sandbox-")
         (self.workdir / "main.py").write_text(code, encoding="utf-8")
         self.uid: int | None = _fresh_uid() if iso.own_uid else None
         if self.uid is not None:

@@ -24,7 +24,6 @@ from mcp.types import TextContent
 
 from mcp_persona.environment import Environment, PoolSpec, PoolTool, ToolPool
 from mcp_persona.livemcptool import Episode, catalogue, open_episode
-from mcp_persona.livemcptool.real import REAL_SERVERS, RealSession
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
@@ -115,8 +114,7 @@ class LibraryEnvironment(Environment):
             return
         self._starting[name] = started = anyio.Event()
         ep = self.episode
-        session = RealSession(REAL_SERVERS[name], ep.files_dir, ep.state_dir / name, timezone=self.task.clock.timezone)
-        ep.real[name] = session
+        session = ep.add_real(name)
         assert self._tg is not None
         self._tg.start_soon(session.run)
         await session.wait_ready()
