@@ -70,6 +70,20 @@ class Listing:
     aliases: dict[str, set[str]] = field(default_factory=dict)
     fill: Any = None  # the environment's own gold-argument filling (a working folder put in place)
 
+    @classmethod
+    def of(cls, told: str, tools: dict[tuple[str, str], tuple[str, dict[str, Any]]], states: Sequence[Any],
+           documents: Sequence[tuple[str, str, list[str]]] = (), *, fill: Any = None) -> Listing:
+        """``states``: the servers' start states; ``documents``: (file name, text, sheet names) of input files."""
+        names: set[str] = set()
+        aliases: dict[str, set[str]] = {}
+        for state in states:
+            _collect_names(state, names, aliases)
+        for name, text, sheets in documents:
+            names.update(_name(x) for x in (name, *sheets))
+            names.update(_name(cell) for line in text.splitlines() for cell in line.split(" | "))
+        world = "\n".join([json.dumps(list(states), ensure_ascii=False, default=str), *(t for _, t, _ in documents)])
+        return cls(told, dict(tools), _squash(world), names - {""}, aliases, fill)
+
 
 class ListingReference(ReferenceAgent):
     """The gold replay, noting the :class:`Listing` of its environment as it starts."""
@@ -85,19 +99,10 @@ class ListingReference(ReferenceAgent):
 
 
 def listing(task: Task, env: Environment, protocol: Any) -> Listing:
-    states = start_states(task, env)
-    names: set[str] = set()
-    aliases: dict[str, set[str]] = {}
-    for state in states:
-        _collect_names(state, names, aliases)
-    documents = input_documents(task)
-    for name, text, sheets in documents:
-        names.update(_name(x) for x in (name, *sheets))
-        names.update(_name(cell) for line in text.splitlines() for cell in line.split(" | "))
-    world = "\n".join([json.dumps(states, ensure_ascii=False, default=str), *(t for _, t, _ in documents)])
-    return Listing(told=protocol.system_prompt(task, env) + "\n" + protocol.user_prompt(task),
-                   tools={(t.server, t.name): (t.description, t.input_schema) for t in env.pool},
-                   world=_squash(world), names=names - {""}, aliases=aliases, fill=env.gold_arguments)
+    """The listing of ``task`` in ``env`` under ``protocol`` (its prompts)."""
+    return Listing.of(protocol.system_prompt(task, env) + "\n" + protocol.user_prompt(task),
+                      {(t.server, t.name): (t.description, t.input_schema) for t in env.pool},
+                      start_states(task, env), input_documents(task), fill=env.gold_arguments)
 
 
 def start_states(task: Task, env: Environment) -> list[Any]:
