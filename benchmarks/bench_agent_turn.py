@@ -55,11 +55,11 @@ from typing import Any
 import anyio
 
 from mcp_persona.agents import ModelAgent, ReferenceAgent
-from mcp_persona.agents.prompts import user_prompt
 from mcp_persona.environment import SEP, Environment, ToolPool
 from mcp_persona.llm.base import ChatClient, ChatResponse
 from mcp_persona.llm.openai_client import OpenAIChatClient
 from mcp_persona.protocols.persona import gold_changes
+from mcp_persona.protocols.persona.prompts import user_prompt
 from mcp_persona.runner import run_episode, run_suite
 from mcp_persona.store import RunStore
 from mcp_persona.tasks import Task, load_tasks

@@ -2,18 +2,22 @@
 
 For every read call of every gold chain (a call to a simulated server that succeeds and changes nothing),
 the fair variants of :func:`mcp_persona.robustness.fair_variants` (other case, a place with its region or
-country, singular/plural, a query's words in another order, a documented optional argument given its
-default) are sent on the state the call saw (see :mod:`mcp_persona.robustness`). Per suite it prints:
+country, singular/plural, a query's words in another order, the instruction's own words for the value, a
+documented optional argument given its default) are sent on the state the call saw, and judged as the
+robustness gate of ``mcp-persona validate`` judges them (:func:`mcp_persona.robustness.robustness_gate`).
+Per suite it prints:
 
-* ``robust`` — the share of variants whose reply still holds every value the rest of the chain needs;
-* ``silent`` — variants that succeed with an empty answer (no cue to retry), with the strict servers
-  (:data:`STRICT`, whose real service would return nothing as well) counted apart;
-* ``error`` / ``lost`` — variants refused with a message, or answered without what the chain needs;
-* per variant kind, the share robust; and with ``--arguments`` the tool arguments that no change alters
+* ``score`` — the gate's score: the share answered as the real service would (robust, refused with a
+  message naming the accepted form, or strict where an app's strict note says the real service is too);
+* ``robust`` — the share whose reply still holds every value the rest of the chain needs;
+* ``strict`` / ``silent`` / ``lost`` / ``error`` — counts: excused by a strict note; empty successes (no cue
+  to retry) and answers without what the chain needs that no note excuses; errors that do not name the
+  accepted form;
+* per variant kind, the gate's score; and with ``--arguments`` the tool arguments that no change alters
   (:func:`mcp_persona.robustness.changed_variants`: the reply and the end state stay the gold call's).
 
 Run: ``python benchmarks/robustness.py [--suite S ...] [--tasks GLOBS] [--arguments] [--show N]``.
-LiveMCPBench takes about two minutes (its chains start the real office servers).
+LiveMCPBench takes about a minute (its chains start the real office servers).
 """
 
 from __future__ import annotations
@@ -22,52 +26,28 @@ import argparse
 import fnmatch
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
+from collections.abc import Sequence
 
 import anyio
 
-from mcp_persona.protocols import get_protocol
-from mcp_persona.robustness import changed_variants, fair_variants, ignored, probe_task, verdict
-from mcp_persona.tasks.loader import load_tasks, suite_info
+from mcp_persona.protocols import suite_protocol
+from mcp_persona.robustness import GATE_PCT, changed_variants, ignored, probe_task, robustness_gate
+from mcp_persona.tasks import Task
+from mcp_persona.tasks.loader import load_tasks
 
 SUITES = ("persona", "mcpagentbench", "livemcp101", "livemcpbench")
-STRICT = {"gmail", "email163", "telegram"}  # strict like their real service (see each app's docstring)
 
 
-async def measure(suite: str, globs: list[str], arguments: bool, show: int) -> dict[str, object]:
-    protocol = get_protocol(suite_info(suite).protocol)
-    tasks = [t for t in load_tasks(suite) if not globs or any(fnmatch.fnmatch(t.id, g) for g in globs)]
-    verdicts: Counter[str] = Counter()
-    by_kind: dict[str, Counter[str]] = defaultdict(Counter)
-    strict_silent = 0
-    examples: list[str] = []
-    calls = 0
+async def ignored_arguments(suite: str, tasks: Sequence[Task]) -> tuple[int, list[str]]:
+    """How many (server, tool, argument) were varied, and those no change alters."""
+    protocol = suite_protocol(suite)
     changed: dict[tuple[str, str, str], bool] = defaultdict(bool)
     for task in tasks:
-        for probe in await probe_task(task, protocol, fair_variants, reads_only=True):
-            calls += 1
-            for variant, event in probe.probes:
-                v = verdict(probe, event)
-                if v == "silent" and probe.server in STRICT:
-                    strict_silent += 1
-                    v = "silent (strict)"
-                verdicts[v] += 1
-                by_kind[variant.kind][v == "robust"] += 1
-                if v not in ("robust", "silent (strict)") and len(examples) < show:
-                    examples.append(f"  {v:7} {task.id} {probe.server}:{probe.tool} {variant.kind} "
-                                    f"{variant.argument}={variant.args.get(variant.argument)!r}")
-        if arguments:
-            for probe in await probe_task(task, protocol, changed_variants, reads_only=False):
-                for i, (variant, _) in enumerate(probe.probes):
-                    changed[(probe.server, probe.tool, variant.argument)] |= not ignored(probe, i)
-    total = sum(verdicts.values())
-    return {"suite": suite, "tasks": len(tasks), "read_calls": calls, "variants": total,
-            "robust_pct": round(100 * verdicts["robust"] / total, 1) if total else None,
-            "silent": verdicts["silent"], "silent_strict": strict_silent, "error": verdicts["error"],
-            "lost": verdicts["lost"],
-            "by_kind": {k: round(100 * c[True] / (c[True] + c[False]), 1) for k, c in sorted(by_kind.items())},
-            "arguments": len(changed), "ignored": sorted("/".join(k) for k, v in changed.items() if not v),
-            "examples": examples}
+        for probe in await probe_task(task, protocol, changed_variants, reads_only=False):
+            for i, (variant, _) in enumerate(probe.probes):
+                changed[(probe.server, probe.tool, variant.argument)] |= not ignored(probe, i)
+    return len(changed), sorted("/".join(k) for k, v in changed.items() if not v)
 
 
 def main() -> None:
@@ -75,23 +55,30 @@ def main() -> None:
     ap.add_argument("--suite", action="append", choices=SUITES, help="a suite (repeatable; default: all four)")
     ap.add_argument("--tasks", default="", help="comma-separated task id globs")
     ap.add_argument("--arguments", action="store_true", help="also list arguments no change alters")
-    ap.add_argument("--show", type=int, default=10, help="non-robust variants to print per suite")
+    ap.add_argument("--show", type=int, default=10, help="unexcused failures to print per suite")
     args = ap.parse_args()
     globs = [g for g in args.tasks.split(",") if g]
-    print(f"{'suite':14} {'tasks':>5} {'reads':>5} {'variants':>8} {'robust':>7} {'silent':>6} "
-          f"{'strict':>6} {'error':>5} {'lost':>5}  by kind (robust %)")
+    print(f"{'suite':14} {'tasks':>5} {'reads':>5} {'variants':>8} {'score':>7} {'robust':>7} {'strict':>6} "
+          f"{'silent':>6} {'lost':>5} {'error':>5}  by kind (score %)")
+    failed = False
     for suite in args.suite or SUITES:
         start = time.perf_counter()
-        r = anyio.run(measure, suite, globs, args.arguments, args.show)
-        kinds = ", ".join(f"{k} {v}" for k, v in r["by_kind"].items())  # type: ignore[union-attr]
-        print(f"{suite:14} {r['tasks']:>5} {r['read_calls']:>5} {r['variants']:>8} {r['robust_pct']!s:>6}% "
-              f"{r['silent']:>6} {r['silent_strict']:>6} {r['error']:>5} {r['lost']:>5}  {kinds} "
-              f"({time.perf_counter() - start:.0f} s)")
-        for line in r["examples"]:  # type: ignore[union-attr]
-            print(line)
+        tasks = [t for t in load_tasks(suite) if not globs or any(fnmatch.fnmatch(t.id, g) for g in globs)]
+        r = anyio.run(robustness_gate, tasks, suite_protocol(suite))
+        t = r.totals
+        kinds = ", ".join(f"{k} {r.pct(c) or 0:.1f}" for k, c in sorted(r.by_kind.items()))
+        print(f"{suite:14} {r.tasks:>5} {r.read_calls:>5} {sum(t.values()):>8} {r.score() or 0:>6.1f}% "
+              f"{r.pct(t, 'robust') or 0:>6.1f}% {t['strict']:>6} {t['silent']:>6} {t['lost']:>5} {t['error']:>5}  "
+              f"{kinds} ({time.perf_counter() - start:.0f} s)")
+        for line in r.problems()[: args.show]:
+            print("  " + line)
+        failed |= bool(r.problems())
         if args.arguments:
-            print(f"  arguments varied: {r['arguments']}; no change alters: {', '.join(r['ignored']) or 'none'}")
+            varied, unchanged = anyio.run(ignored_arguments, suite, tasks)
+            print(f"  arguments varied: {varied}; no change alters: {', '.join(unchanged) or 'none'}")
         sys.stdout.flush()
+    if failed:
+        print(f"(the gate fails a suite below {GATE_PCT:g}% or on an empty success no strict note excuses)")
 
 
 if __name__ == "__main__":

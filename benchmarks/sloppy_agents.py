@@ -48,12 +48,12 @@ from mcp_persona.mutants import (
     replace_argument,
     string_leaves,
 )
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, suite_protocol
 from mcp_persona.protocols.base import Protocol
 from mcp_persona.protocols.persona import PersonaProtocol
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.store import EpisodeRecord
-from mcp_persona.tasks import Task, load_tasks, suite_info
+from mcp_persona.tasks import Task, load_tasks
 
 Plan = tuple[PlannedCall, ...]
 Around = tuple[str, str] | None  # None: the reference answer; else the outputs pasted, wrapped in these
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> dict[str, dict[str, Any]]:
     tasks = [t for t in load_tasks(args.suite) if any(fnmatch.fnmatchcase(t.id, g) for g in globs)]
     if not tasks:
         parser.error(f"no task of suite {args.suite!r} matches --tasks {args.tasks!r}")
-    protocol_name = suite_info(args.suite).protocol
+    protocol_name = suite_protocol(args.suite).name
     start = time.perf_counter()
     results = anyio.run(run, args.suite, tasks, protocol_name)
     cols = columns(get_protocol(protocol_name))

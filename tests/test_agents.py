@@ -9,12 +9,13 @@ import anyio
 import pytest
 
 from mcp_persona.agents import ModelAgent, NoopAgent, ReferenceAgent
-from mcp_persona.agents.prompts import system_prompt, user_prompt
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.agents.tool_schema import compact_schema
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatResponse, ModelError
 from mcp_persona.llm.local import parse_tool_calls, render_messages
+from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.runner import run_episode
 from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import RequestedCall, ToolCallEvent, Usage
@@ -208,8 +209,10 @@ def test_reference_refs_resolve_and_fail_loudly() -> None:
 
 def test_environment_pools() -> None:
     async def pools() -> tuple[set[str], set[str]]:
-        async with Environment(task("lark_001"), tools="selected") as sel, Environment(task("lark_001"),
-                                                                                       tools="all") as everything:
+        persona = get_protocol("persona")
+        t = task("lark_001")
+        async with Environment(t, tools="selected") as sel, \
+                Environment(t, tools="all", pool=persona.pool(t, {}, "all")) as everything:
             return {t.server for t in sel.pool}, {t.server for t in everything.pool}
 
     selected, everything = anyio.run(pools)
@@ -224,14 +227,15 @@ def test_reference_agent_replays_parallel_steps() -> None:
 
 
 def test_context_distractors_are_seeded_and_appended() -> None:
-    from mcp_persona.runner import with_distractors
-    from mcp_persona.tasks.distractors import POOL_SIZE, build_pool, distractors_for, load_pool
+    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols.persona.distractors import POOL_SIZE, build_pool, distractors_for, load_pool
 
     pool = load_pool()
     assert len(pool) == POOL_SIZE >= 2000
     assert all(40 <= len(p.split()) <= 100 for p in pool) and len(set(pool)) == len(pool)
     assert list(pool) == build_pool()  # the shipped pool is exactly what the generator makes
     t = task("lark_001")
+    with_distractors = get_protocol("persona").with_context_distractors
     more = with_distractors(t, 5)
     assert more.unnecessary_context[: len(t.unnecessary_context)] == t.unnecessary_context
     assert more.unnecessary_context[len(t.unnecessary_context):] == distractors_for("lark_001", 5)
@@ -239,6 +243,10 @@ def test_context_distractors_are_seeded_and_appended() -> None:
     assert with_distractors(t, 0) is t
     with pytest.raises(ValueError):
         distractors_for("x", -1)
+    # a protocol whose prompts carry no user context refuses them rather than changing nothing
+    with pytest.raises(ValueError, match="--context-distractors"):
+        get_protocol("mcpagentbench").with_context_distractors(t, 5)
+    assert get_protocol("livemcp101").with_context_distractors(t, 0) is t
 
 
 def test_skills_reach_the_system_prompt(tmp_path) -> None:
@@ -247,7 +255,7 @@ def test_skills_reach_the_system_prompt(tmp_path) -> None:
     doc = tmp_path / "lark.md"
     doc.write_text("Resolve phone numbers with contact_v3_user_batchGetId first.")
     client = ScriptedClient([ChatResponse(content="ok")])
-    anyio.run(lambda: run_episode(task("lark_001"), ModelAgent(client, skills=Skills(str(doc)))))
+    anyio.run(lambda: run_episode(task("lark_001"), ModelAgent(client), skills=Skills(str(doc))))
     assert "Resolve phone numbers" in client.seen[0][0]["content"]
     client = ScriptedClient([ChatResponse(content="ok")])
     anyio.run(lambda: run_episode(task("lark_001"), ModelAgent(client)))

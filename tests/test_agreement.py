@@ -229,13 +229,13 @@ def test_agree_works_on_every_suite(suite: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from mcp_persona.cli import app
-    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.runner import RunConfig, run_suite
     from mcp_persona.store import RunStore
-    from mcp_persona.tasks import load_tasks, suite_info
+    from mcp_persona.tasks import load_tasks
 
     tasks = load_tasks(suite)[:4]
-    protocol = get_protocol(suite_info(suite).protocol)
+    protocol = suite_protocol(suite)
     store = RunStore(tmp_path / "run")
     store.begin(RunConfig(suite=suite, agent="half-gold", model=None, protocol=protocol.name).to_dict(), resume=False)
     agent = HalfGold({tasks[0].id, tasks[2].id})

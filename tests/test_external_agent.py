@@ -28,8 +28,8 @@ from mcp_persona.cli import app
 from mcp_persona.cli.run import sample_tasks
 from mcp_persona.environment import Environment
 from mcp_persona.pool_server import PoolServer, serve_pool
-from mcp_persona.protocols import get_protocol
-from mcp_persona.tasks import load_tasks, suite_info
+from mcp_persona.protocols import get_protocol, suite_protocol
+from mcp_persona.tasks import load_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'openai_agents_sdk.py'}"
@@ -59,7 +59,7 @@ def records(run_dir: Path) -> list[dict[str, Any]]:
 
 def script_suite(endpoint: GoldEndpoint, suite: str, n: int) -> list[str]:
     """``n`` tasks of ``suite`` drawn across categories, each scripted on the endpoint; their ids."""
-    protocol = get_protocol(suite_info(suite).protocol)
+    protocol = suite_protocol(suite)
     tasks = sample_tasks(load_tasks(suite), n, 1)
 
     async def script() -> None:

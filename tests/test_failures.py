@@ -13,8 +13,9 @@ import anyio
 import pytest
 
 from mcp_persona.environment import Environment
-from mcp_persona.judges import (
-    FAILURE_MODES,
+from mcp_persona.judges import FAILURE_MODES
+from mcp_persona.llm.base import ChatResponse
+from mcp_persona.protocols.persona.failures import (
     FailureJudge,
     classify_failure,
     classify_run,
@@ -22,7 +23,6 @@ from mcp_persona.judges import (
     diagnose,
     is_failed,
 )
-from mcp_persona.llm.base import ChatResponse
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory, Usage

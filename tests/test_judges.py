@@ -17,23 +17,19 @@ from pydantic import BaseModel
 
 from mcp_persona.judges import (
     Budgets,
-    CheckpointJudge,
     JudgeVerdict,
-    KeyPointExtractor,
-    KeyPointJudge,
-    LikertResultJudge,
-    LikertTrajectoryJudge,
     VerdictParseError,
-    combine_scores,
     extract_json_object,
     likert_to_score,
     parse_verdict,
-    undecided_checkpoints,
 )
 from mcp_persona.judges.base import ask_judge
 from mcp_persona.judges.render import CUT_MARK, clip
 from mcp_persona.judges.schemas import CheckpointVerdict, KeyPointList, KeyPointVerdict, LikertVerdict
 from mcp_persona.llm.base import ChatResponse, ModelError
+from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
+from mcp_persona.protocols.livemcpbench.keypoint import KeyPointExtractor, KeyPointJudge
+from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory, Usage
 

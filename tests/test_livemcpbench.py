@@ -352,8 +352,10 @@ def test_judge_verdicts_are_read_strictly(reply: str, success: bool) -> None:
     t = task(STAY)
     record = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
     judging = Judging.with_client(JudgeClient(reply))  # type: ignore[arg-type]
-    anyio.run(lambda: PROTOCOL.judge(t, record, judging))
+    rules = record
+    record = anyio.run(lambda: PROTOCOL.judge(t, rules, judging))
     assert record.score is not None and record.score["success"] is success
+    assert rules.score is not None and rules.score["judge_success"] is None  # a new score; the rules' one stays
     assert record.verdicts and record.verdicts[0]["judge"] == "keypoint"
     summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="reference", model=None,
                                            protocol="livemcpbench"), [t], [record])
@@ -473,7 +475,7 @@ def test_success_is_decided_as_the_run_says(rules_pass: bool, judge_says: str, m
     assert record.score is not None and record.score["rule_success"] is rules_pass
     met = json.dumps([judge_says == "success"] * len(t.key_points))
     reply = f'{{"key_points_met": {met}, "reason": "read", "status": "{judge_says}"}}'
-    anyio.run(lambda: PROTOCOL.judge(t, record, Judging.with_client(JudgeClient(reply))))  # type: ignore[arg-type]
+    record = anyio.run(lambda: PROTOCOL.judge(t, record, Judging.with_client(JudgeClient(reply))))  # type: ignore[arg-type]
     assert record.score["success"] is success and record.score["success_rule"] == mode
     assert record.score["judge_success"] is (judge_says == "success")
 

@@ -49,7 +49,6 @@ def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
     from llama_cpp import Llama
 
     from mcp_persona.agents.tool_schema import openai_tools
-    from mcp_persona.environment import Environment
     from mcp_persona.llm.local import TOOLS_SHARE, render_messages
     from mcp_persona.protocols import get_protocol
 
@@ -63,7 +62,7 @@ def test_livemcp101_pools_fit_the_local_model_in_a_smaller_tool_form() -> None:
     forms: set[str] = set()
     for task in load_tasks("livemcp101")[::10]:
         async def specs() -> list[dict[str, object]]:
-            async with Environment(task, protocol=proto) as env:  # noqa: B023 - awaited at once
+            async with proto.environment(task, "selected", proto.pool(task, {}, "selected")) as env:  # noqa: B023
                 assert len({t.server for t in env.pool}) in (14, 15)
                 return openai_tools(env.pool)
 

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_suite
 from mcp_persona.protocols.mcpagentbench.candidates import candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.scoring import normalize_arguments, run_metrics, score_calls
@@ -176,12 +176,13 @@ def test_suite_file_names_a_known_protocol(tmp_path: Path) -> None:
     (tmp_path / "suite.json").write_text('{"protocol": "nope"}')
     (tmp_path / "t.json").write_text("[]")
     with pytest.raises(TaskFileError, match="unknown protocol 'nope'"):
-        load_tasks(str(tmp_path))
+        load_suite(str(tmp_path))
     (tmp_path / "suite.json").write_text('{"protocol": "mcpagentbench"}')
     bad = make_task([[A]], typ="dual_serial").model_dump(mode="json")
     (tmp_path / "t.json").write_text(json.dumps([bad]))
     with pytest.raises(TaskFileError, match="does not match the gold steps"):
-        load_tasks(str(tmp_path))
+        load_suite(str(tmp_path))
+    assert load_tasks(str(tmp_path))[0].id == bad["id"]  # the file format alone is the loader's; the fit, the suite's
 
 
 def test_the_bundled_suite_has_the_papers_shape() -> None:
@@ -223,6 +224,8 @@ def test_cli_reference_one_call_per_turn_and_noop(tmp_path: Path) -> None:
     ref = run(tmp_path, "ref", "--agent", "reference", "--candidates", "10")
     assert ref["suite"] == "mcpagentbench" and ref["n_tasks"] == 7
     assert ref["metrics"]["tfs"] == ref["metrics"]["tefs"] == 1.0
+    assert ref["metrics"]["tfs_outcome"] == ref["metrics"]["tefs_outcome"] == 1.0
+    assert ref["uncertainty"]["intervals"]["tfs_outcome"] == [1.0, 1.0]
     assert set(ref["by_type"]) == {"single", "dual_serial", "dual_parallel", "multi"}
     assert set(ref["by_domain"]) == {"daily", "professional"}
     assert ref["protocol_options"] == {"candidates": 10, "distractors": "uniform"}
@@ -237,9 +240,11 @@ def test_cli_reference_one_call_per_turn_and_noop(tmp_path: Path) -> None:
         assert e["finished"]
         assert e["efficient"] == (e["task_id"] not in has_parallel), e
     assert split["metrics"]["tfs"] == 1.0 and split["metrics"]["tefs"] < 1.0
+    assert split["metrics"]["tfs_outcome"] == 1.0 and split["metrics"]["tefs_outcome"] == split["metrics"]["tefs"]
 
     noop = run(tmp_path, "noop", "--agent", "noop")
     assert noop["metrics"]["tfs"] == noop["metrics"]["tefs"] == noop["metrics"]["tfs_paper"] == 0.0
+    assert noop["metrics"]["tfs_outcome"] == noop["metrics"]["tefs_outcome"] == 0.0
 
 
 def test_cli_rejects_protocol_options_the_suite_does_not_use() -> None:

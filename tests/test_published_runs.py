@@ -87,6 +87,8 @@ def test_import_reproduces_the_published_numbers_on_the_tasks_that_import(import
     m = gpt5["metrics"]
     assert (round(100 * m["tfs_paper"], 2), round(100 * m["tefs_paper"], 2)) == (60.24, 36.39)
     assert (round(100 * m["tfs"], 2), round(100 * m["tefs"], 2)) == (49.54, 29.36)
+    # by outcome: calls that return what the gold call returns count ("Wolfgang Amadeus Mozart" for "Mozart")
+    assert (round(100 * m["tfs_outcome"], 2), round(100 * m["tefs_outcome"], 2)) == (59.02, 33.33)
     not_imported = gpt5["published"]["not_imported"]
     assert "protask_3_seq_tools_19: not in the task file" in not_imported
     assert any(line.startswith("protask_1_tool_25: the task did not import (search_news") for line in not_imported)
@@ -153,3 +155,16 @@ def test_bad_input_is_refused_and_writes_nothing(tmp_path: Path, imported: Path)
     assert (imported / "openai_gpt-5-run1" / "summary.json").read_text() == before
     result = runner.invoke(app, ["import", "mcpagentbench", str(TASKS), str(TASKS)])
     assert result.exit_code != 0 and "reads one task file" in result.output
+
+
+def test_the_outcome_rule_passes_what_ours_passes_and_a_call_that_gets_the_gold_reply(imported: Path) -> None:
+    gpt5 = json.loads((imported / "openai_gpt-5-run1" / "summary.json").read_text())
+    episodes = gpt5["episodes"]
+    assert all(e["outcome_finished"] for e in episodes if e["finished"])
+    assert sum(e["outcome_finished"] and not e["finished"] for e in episodes) == 15
+    # itunes_search(artist="Wolfgang Amadeus Mozart") where the gold says "Mozart": the same tracks come back
+    store = sqlite3.connect(imported / "openai_gpt-5-run1" / "run.sqlite")
+    (record,) = store.execute("SELECT record FROM episodes WHERE task_id = ?", ("peer_daytask_1_tool_12",)).fetchone()
+    score = json.loads(record)["score"]
+    assert not score["finished"] and score["outcome_finished"] and score["outcome_via"] == {"0.0": "reply"}
+    assert score["outcome_replay_diverged"] == []

@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from mcp_persona.agents import ModelAgent
 from mcp_persona.cli import app
 from mcp_persona.llm.base import ChatResponse, ModelError
+from mcp_persona.protocols import get_protocol
 from mcp_persona.report import compare_runs, load_run, load_runs
 from mcp_persona.report.html import CSP, render_html
 from mcp_persona.report.load import RunLoadError
@@ -561,7 +562,7 @@ def protocol_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.mark.parametrize(("suite", "labels", "group"), [
-    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper", "TEFS-paper"], "type"),
+    ("mcpagentbench", ["TFS", "TEFS", "TFS-paper", "TEFS-paper", "TFS-outcome", "TEFS-outcome"], "type"),
     ("livemcpbench", ["Success", "Rule success", "Judge success"], "domain"),
 ])
 def test_reports_show_the_protocols_columns(protocol_runs: dict[str, Path], suite: str, labels: list[str],
@@ -657,3 +658,32 @@ def test_an_unfinished_run_reports_its_own_protocols_scores(tmp_path: Path) -> N
     run = load_runs([tmp_path / "run"])[0]
     assert run.metrics["tsr"] == 1.0 and run.metrics["ars"] == 1.0
     assert "| reference | 2 | 100.0 | 100.0 |" in render_markdown([run])  # TSR, ARS; the label has no defaults
+
+
+# -- the episode view's verdict, per protocol -------------------------------------------------------
+@pytest.mark.parametrize(("suite", "task", "scores", "why"), [
+    ("livemcp101", "finance_easy_01", [["TSR", 0.0], ["ARS", 0.0], ["ATS", None]], "result score 0.0 (rules)"),
+    ("mcpagentbench", "day_parallel_01", None, "gold call not made (arguments rule)"),
+    ("livemcpbench", "finance_stock_gap_1", None, "answer check failed"),
+])
+def test_episode_view_shows_the_protocols_verdict_and_why(tmp_path: Path, suite: str, task: str,
+                                                          scores: list[list[Any]] | None, why: str) -> None:
+    """A failed episode shows its protocol's own scores (not a persona Acc) and the reasons that decided it."""
+    from mcp_persona.report.html import report_data
+
+    runner = CliRunner(env={"COLUMNS": "250"})
+    for agent in ("noop", "reference"):
+        result = runner.invoke(app, ["run", "--suite", suite, "--agent", agent, "--tasks", task,
+                                     "--run-dir", str(tmp_path / agent)])
+        assert result.exit_code == 0, result.output
+    data = report_data(load_runs([tmp_path / "noop", tmp_path / "reference"]))
+    failed, passed = data["episodes"]
+    labels = [label for label, _, _ in get_protocol(suite).report_columns]
+    assert [label for label, _ in failed["scores"]] == labels
+    if scores is not None:
+        assert failed["scores"] == scores
+    assert failed["primary"] == 0.0 and not failed["passed"]
+    assert any(why in line for line in failed["why"]), failed["why"]
+    assert passed["primary"] == 1.0 and passed["passed"]
+    if suite != "livemcp101":  # LiveMCP-101 keeps persona's strict pass beside its own scores
+        assert failed["strict"] is None is passed["strict"]

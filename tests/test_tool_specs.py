@@ -123,7 +123,9 @@ def test_the_tools_all_pool_fits_and_is_the_sum_of_its_apps() -> None:
     task = load_tasks("persona")[0]
 
     async def pool() -> ToolSpecs:
-        async with Environment(task, tools="all") as env:
+        from mcp_persona.protocols import get_protocol
+
+        async with Environment(task, tools="all", pool=get_protocol("persona").pool(task, {}, "all")) as env:
             return openai_tools(env.pool)
 
     specs = anyio.run(pool)

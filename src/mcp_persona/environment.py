@@ -11,18 +11,34 @@ from __future__ import annotations
 import time
 import weakref
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from mcp import Client
 from mcp.types import TextContent
 
 from mcp_persona.apps import App, AppEnv, get_app
-from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
 SEP = "__"  # exposed tool name = server + SEP + tool (the model sees one flat namespace)
+
+ToolPool = Literal["selected", "all"]
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    """The servers an episode opens and which of their tools the agent sees, in this order.
+
+    ``tools`` None: every tool of every server, named ``server__tool``. Otherwise exactly the
+    listed (server, tool) pairs; ``bare_names`` exposes them under the tool's own name (the
+    library guarantees those are unique).
+    """
+
+    servers: list[str]
+    tools: list[tuple[str, str]] | None = None
+    bare_names: bool = False
+    description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
 
 
 @dataclass(frozen=True, eq=False)  # identity: one object per listed tool, shared by every episode
@@ -35,18 +51,16 @@ class PoolTool:
 
 
 class Environment:
-    """``protocol`` (default: the persona protocol) builds the pool unless ``pool`` is given outright."""
+    """The episode's apps over ``pool`` (its protocol builds it: :meth:`Protocol.pool`); without one, the task's
+    own servers with every tool. ``tools`` says which kind of pool it is ("all": the protocol's wider pool)."""
 
-    def __init__(self, task: Task, *, tools: ToolPool = "selected", protocol: Protocol | None = None,
-                 pool: PoolSpec | None = None) -> None:
-        if protocol is None:
-            from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
-
-            protocol = get_protocol(DEFAULT_PROTOCOL)
+    def __init__(self, task: Task, *, tools: ToolPool = "selected", pool: PoolSpec | None = None) -> None:
+        if pool is None and tools != "selected":
+            raise ValueError("a pool other than the task's own servers is its protocol's to build: pass "
+                             "pool=protocol.pool(task, settings, tools)")
         self.task = task
         self.pool_kind = tools
-        self.protocol = protocol
-        self.spec = pool if pool is not None else protocol.pool(task, {}, tools)
+        self.spec = pool if pool is not None else PoolSpec(task.server_names)
         names = list(self.spec.servers)
         self.apps: dict[str, AppEnv] = {}
         self.initial: dict[str, dict[str, Any]] = {}

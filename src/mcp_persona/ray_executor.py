@@ -100,17 +100,19 @@ def _episode(task_json: str, epoch: int, recipe: dict[str, Any], protocol: str, 
     """One episode in a worker: the agent built from its recipe, under the cluster's endpoint limits."""
     import anyio
 
+    from mcp_persona.agents.skills import Skills
     from mcp_persona.llm.retry import share_limits
     from mcp_persona.protocols import get_protocol
-    from mcp_persona.runner import run_episode, with_distractors
+    from mcp_persona.runner import run_episode
 
     ray = _ray()
     actor = ray.get_actor(LIMITS_ACTOR, namespace=NAMESPACE)
     share_limits(lambda key, limit: _SharedLimit(actor, key, limit))
-    task = with_distractors(Task.model_validate_json(task_json), context_distractors)
-    agent = AgentRecipe(**recipe).build()
-    record = anyio.run(functools.partial(run_episode, task, agent, tools=tools, epoch=epoch,  # type: ignore[arg-type]
-                                         protocol=get_protocol(protocol), settings=settings))
+    task = Task.model_validate_json(task_json)
+    built = AgentRecipe(**recipe)
+    record = anyio.run(functools.partial(run_episode, task, built.build(), tools=tools,  # type: ignore[arg-type]
+                                         epoch=epoch, protocol=get_protocol(protocol), settings=settings,
+                                         skills=Skills(built.skills), context_distractors=context_distractors))
     return record.model_dump_json()
 
 

@@ -8,10 +8,15 @@ are not probed: their behaviour is their own.
 
 * :func:`fair_variants` are the forms of a read call a careful model plausibly sends: other case, a place
   with its region or country ("Austin, TX"), singular for plural and back, the words of a query in
-  another order, a documented optional argument given its default. A variant is *robust* when its reply
+  another order, the instruction's own words for the value, a documented optional argument given its
+  default. A variant is *robust* when its reply
   still holds every value the rest of the chain needs from the gold reply (the task's GT values and the
   later calls' arguments found in it), and a *silent failure* when it succeeds with an empty answer (no
   cue to retry).
+* :func:`robustness_gate` is the gate of ``mcp-persona validate``: every fair variant of every gold read,
+  scored per suite and per server; the suite fails below :data:`GATE_PCT` answered as the real service
+  would, or on any empty success that no :class:`~mcp_persona.apps._normalize.StrictNote` of the app
+  excuses (a note says, per tool argument and variant kind, that the real service is strict there).
 * :func:`changed_variants` change one argument at a time to another accepted value (a flipped flag,
   another enum member, a different number or word); an argument is *ignored* when no such change alters
   the reply or turns it into an error.
@@ -19,16 +24,21 @@ are not probed: their behaviour is their own.
 
 from __future__ import annotations
 
+import functools
 import json
-import pickle
 import re
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
-from mcp_persona.apps._normalize import is_identifier, same_name
-from mcp_persona.apps.base import AppEnv
+from mcp_persona.apps import get_app
+from mcp_persona.apps._corpus.search import STOPWORDS
+from mcp_persona.apps._normalize import WORD_ALIASES, StrictNote, fold, is_identifier, same_name, terms
+from mcp_persona.apps.base import App, AppEnv
 from mcp_persona.environment import Environment
 from mcp_persona.mutants import Label, gold_plan
 from mcp_persona.protocols.base import Protocol
@@ -43,7 +53,7 @@ Schema = dict[str, Any]
 
 @dataclass(frozen=True)
 class Variant:
-    kind: str  # case, qualifier, plural, reorder, optional (fair); flip, enum, number, text, list, added (change)
+    kind: str  # case, qualifier, plural, reorder, phrase, optional (fair); flip, enum, number, text, list, added
     argument: str
     args: Args
 
@@ -65,6 +75,9 @@ _ID_KEYS = re.compile(r"(^|_)(id|ids|uuid|key|token|url|uri|path|file|dir|email|
                       r"sheet_?name)s?$|Id$|Ids$|Path$|Url$|"
                       r"Token$|Code$|date|time", re.IGNORECASE)
 _QUERY_KEYS = re.compile(r"query|keyword|search|^q$|terms?$|text$|topic", re.IGNORECASE)
+# Arguments whose words are the content a call makes (an image's prompt), not a lookup: another wording is
+# another thing, not the same thing asked differently.
+_CONTENT_KEYS = re.compile(r"prompt|body|content|caption|html|markdown", re.IGNORECASE)
 _WORDS = re.compile(r"^[A-Za-z][A-Za-z' -]*$")
 NONSENSE = "qzxv"
 
@@ -86,7 +99,7 @@ def _enum(prop: Schema) -> list[Any] | None:
 def _is_free_value(key: str, value: Any, prop: Schema) -> bool:
     """A string a model words itself (a place, a category, a query), not an id, a flag or an enum member."""
     return (isinstance(value, str) and bool(value.strip()) and _enum(prop) is None and not _ID_KEYS.search(key)
-            and "pattern" not in prop
+            and not _CONTENT_KEYS.search(key) and "pattern" not in prop
             and not looks_like_id(value) and not is_identifier(value) and len(value) <= 80
             and not value.lstrip().startswith("-"))
 
@@ -99,12 +112,51 @@ def _plural(word: str) -> str | None:
         return word[:-1]
     if low.endswith("y") and len(low) > 2 and low[-2] not in "aeiou":
         return word[:-1] + "ies"
-    if low.endswith(("s", "x", "ch", "sh")):
+    if low.endswith(("s", "x", "ch", "sh", "ed")):  # no plural of a participle ("confirmed")
         return None
     return word + "s" if low.isalpha() and len(low) > 2 else None
 
 
-def fair_variants(args: Args, schema: Schema) -> Iterator[Variant]:
+_EDGE = re.compile(r"^\W+|\W+$")
+_PROSE = re.compile(r"^[\w\s,.'&?!-]+$")  # words and a sentence's punctuation (no code, no markup)
+_SMALL_WORDS = re.compile(r"[\w']+")
+_ARTICLES = {"a", "an", "the"}
+
+
+def _word(token: str) -> str:
+    """A word of a sentence without the punctuation around it (a known abbreviation keeps its dot: "Mt.")."""
+    bare = _EDGE.sub("", token)
+    return bare + "." if token.endswith(".") and fold(bare) in WORD_ALIASES else bare
+
+
+def instruction_phrase(value: str, instruction: str) -> str | None:
+    """The instruction's own words for ``value``, as a model quoting its task would send them: the shortest
+    run of the instruction's words whose search terms are those of ``value`` (stemmed, aliases expanded,
+    in any order) and that keeps its small words but articles ("VS Code" is not "Code"); None when the
+    instruction says it just as ``value`` does, or not at all, or ``value`` is not prose (code, markup)."""
+    wanted = set(terms(value))
+    words = [_word(w) for w in instruction.split()]
+    if not wanted or len(wanted) > 6 or not _PROSE.match(value):
+        return None
+    small = {w for w in _SMALL_WORDS.findall(fold(value)) if w in STOPWORDS} - _ARTICLES
+    best: str | None = None
+    for i, first in enumerate(words):
+        if not set(terms(first)) & wanted:
+            continue
+        for j in range(i, min(len(words), i + len(wanted) + 4)):
+            phrase = " ".join(w for w in words[i:j + 1] if w)
+            have = set(terms(phrase))
+            if wanted <= have:
+                kept = small <= set(_SMALL_WORDS.findall(fold(phrase)))
+                if have == wanted and kept and (best is None or len(phrase) < len(best)):
+                    best = phrase
+                break
+    return best if best and fold(best) != fold(value) else None
+
+
+def fair_variants(args: Args, schema: Schema, instruction: str = "") -> Iterator[Variant]:
+    """The forms of a read call a careful model plausibly sends (see the module docstring); ``instruction``
+    (the task's) gives the ``phrase`` variant."""
     props = _properties(schema)
     for key, value in args.items():
         prop = props.get(key, {})
@@ -126,6 +178,9 @@ def fair_variants(args: Args, schema: Schema) -> Iterator[Variant]:
         # a query's words in another order (not a name's: "Lab Orbit")
         if len(words) >= 2 and _QUERY_KEYS.search(key) and _WORDS.match(value) and any(w.islower() for w in words):
             yield Variant("reorder", key, args | {key: " ".join(reversed(words))})
+        phrase = instruction_phrase(value, instruction) if instruction else None
+        if phrase:
+            yield Variant("phrase", key, args | {key: phrase})
     for key, prop in props.items():
         if key not in args and "default" in prop and prop["default"] not in (None, ""):
             yield Variant("optional", key, args | {key: prop["default"]})
@@ -178,20 +233,6 @@ def _app_env(env: Environment, server: str) -> AppEnv | None:
     return episode.sim_envs.get(server) if episode is not None else None
 
 
-def _save(app: AppEnv) -> bytes:
-    rng = getattr(app.tree, "rng", None)
-    return pickle.dumps((app.tree.data, rng.getstate() if rng else None, app._ticks))
-
-
-def _restore(app: AppEnv, saved: bytes) -> None:
-    data, rng_state, ticks = pickle.loads(saved)
-    app.tree.data.clear()
-    app.tree.data.update(data)
-    if rng_state is not None:
-        app.tree.rng.setstate(rng_state)
-    app._ticks = ticks
-
-
 @dataclass
 class ProbedCall:
     task_id: str
@@ -203,6 +244,7 @@ class ProbedCall:
     read: bool
     needed: list[str]
     state: str = ""  # the server's state hash after the gold call
+    strict: tuple[StrictNote, ...] = ()  # the app's strict notes
     probes: list[tuple[Variant, ToolCallEvent]] = field(default_factory=list)
     states: list[str] = field(default_factory=list)  # the state hash after each probe
 
@@ -226,7 +268,8 @@ def looks_empty(text: str) -> bool:
                 walk(x)
         elif isinstance(node, dict):
             for k, v in node.items():
-                if k.lower() in ("count", "total", "totalresults", "total_count", "resultcount") and v == 0:
+                if k.lower() in ("count", "total", "totalresults", "total_count", "resultcount",
+                                 "resultsizeestimate") and v == 0:
                     zero = True
                 walk(v)
 
@@ -262,22 +305,34 @@ Maker = Callable[[Args, Schema], Iterator[Variant]]
 
 
 async def probe_task(task: Task, protocol: Protocol, make: Maker, *, reads_only: bool) -> list[ProbedCall]:
-    """Replay ``task``'s gold chain; then send each call's variants (from ``make``) on the state the call saw."""
+    """Replay ``task``'s gold chain; then send each call's variants (from ``make``) on the state the call saw.
+    :func:`fair_variants` is given the task's instruction (for the ``phrase`` variant)."""
+    if make is fair_variants:
+        make = functools.partial(fair_variants, instruction=task.instruction)
     spec = protocol.pool(task, protocol.settings({}), "selected")
     out: list[ProbedCall] = []
     async with protocol.environment(task, "selected", spec) as env:
+        plan = gold_plan(task)
+        # Calls after the last one to a simulated server are not made: nothing of theirs is probed, and a real
+        # server (started on its first call) costs seconds. What the probes need of them is their arguments.
+        last = max((i for i, p in enumerate(plan) if _app_env(env, p.call.server) is not None), default=-1)
         schemas = {(t.server, t.name): t.input_schema for t in env.pool}
         results: dict[Label, ToolCallEvent] = {}
         saved: list[tuple[ProbedCall, bytes, AppEnv]] = []
         events: list[ToolCallEvent] = []
-        for planned in gold_plan(task):
+        for n, planned in enumerate(plan):
+            server, tool = planned.call.server, planned.call.tool
             try:
                 args = env.gold_arguments(resolve_refs(planned.call.arguments, results))
             except GoldReplayError:
+                if n > last:
+                    continue  # built from a reply not asked for
                 break
-            server, tool = planned.call.server, planned.call.tool
+            if n > last:
+                events.append(ToolCallEvent(round=planned.round, server=server, tool=tool, arguments=args))
+                continue
             app = _app_env(env, server)
-            before = _save(app) if app is not None else None
+            before = app.save_state() if app is not None else None
             before_hash = app.tree.hash() if app is not None else None
             event = await env.call(server, tool, args, round=planned.round)
             results[planned.label] = event
@@ -287,19 +342,26 @@ async def probe_task(task: Task, protocol: Protocol, make: Maker, *, reads_only:
             read = app.tree.hash() == before_hash
             if reads_only and not read:
                 continue
-            saved.append((ProbedCall(task.id, planned.label, server, tool, args, event, read, [], app.tree.hash()),
-                          before, app))
+            saved.append((ProbedCall(task.id, planned.label, server, tool, args, event, read, [], app.tree.hash(),
+                                     app.app.strict), before, app))
         for i, (probe, before, app) in enumerate(saved):
-            after = _save(app)
+            after = app.save_state()
             probe.needed = _needed(task, probe.gold, events[events.index(probe.gold) + 1:])
             for variant in make(probe.args, schemas.get((probe.server, probe.tool), {})):
-                _restore(app, before)
+                app.restore_state(before)
                 probe.probes.append((variant, await env.call(probe.server, probe.tool, variant.args,
                                                              round=probe.label[0], call_id=f"v_{i}")))
                 probe.states.append(app.tree.hash())
-            _restore(app, after)
+            app.restore_state(after)
             out.append(probe)
     return out
+
+
+def names_accepted_form(probe: ProbedCall, variant: Variant, event: ToolCallEvent) -> bool:
+    """An error the model can act on: it names the argument or shows the form the gold call used."""
+    text = fold(event.result)
+    gold = probe.args.get(variant.argument)
+    return fold(variant.argument) in text or (isinstance(gold, str) and bool(gold.strip()) and fold(gold) in text)
 
 
 def verdict(probe: ProbedCall, event: ToolCallEvent) -> str:
@@ -320,5 +382,124 @@ def ignored(probe: ProbedCall, index: int) -> bool:
             and probe.states[index] == probe.state)
 
 
-__all__ = ["PLACE_QUALIFIERS", "ProbedCall", "Variant", "changed_variants", "fair_variants", "ignored",
-           "looks_empty", "probe_task", "verdict"]
+# -- the gate of `mcp-persona validate` --------------------------------------------------------------------
+GATE_PCT = 97.0  # the share of fair variants a suite must answer as the real service would
+FINE = ("robust", "refused", "strict")
+
+
+def gate_verdict(probe: ProbedCall, variant: Variant, event: ToolCallEvent) -> str:
+    """:func:`verdict` as the gate reads it: ``robust``; ``refused`` (an error that names the accepted form)
+    or ``error`` (one that does not); ``strict`` (nothing, or not what the chain needs, where a note of the
+    app says the real service is strict for this kind of variant); else ``silent`` or ``lost``."""
+    v = verdict(probe, event)
+    if v == "error":
+        return "refused" if names_accepted_form(probe, variant, event) else "error"
+    if v in ("silent", "lost") and any(n.covers(probe.tool, variant.argument, variant.kind) for n in probe.strict):
+        return "strict"
+    return v
+
+
+@dataclass
+class RobustnessReport:
+    """The gate's counts: verdicts per server and per variant kind, and the unexcused empty successes."""
+
+    tasks: int = 0
+    read_calls: int = 0
+    by_server: dict[str, Counter[str]] = field(default_factory=dict)
+    by_kind: dict[str, Counter[str]] = field(default_factory=dict)
+    silent: list[str] = field(default_factory=list)  # "task server:tool kind argument=value", unexcused
+    note_problems: list[str] = field(default_factory=list)
+
+    def add(self, task: Task, probe: ProbedCall, variant: Variant, v: str) -> None:
+        self.by_server.setdefault(probe.server, Counter())[v] += 1
+        self.by_kind.setdefault(variant.kind, Counter())[v] += 1
+        if v == "silent":
+            self.silent.append(f"{task.id} {probe.server}:{probe.tool} {variant.kind} "
+                               f"{variant.argument}={variant.args.get(variant.argument)!r}")
+
+    @property
+    def totals(self) -> Counter[str]:
+        return sum(self.by_server.values(), Counter())
+
+    @staticmethod
+    def pct(counts: Counter[str], *kinds: str) -> float | None:
+        """The share (%) of ``counts`` whose verdict is one of ``kinds`` (default: answered as the real
+        service would); None when nothing was counted."""
+        total = sum(counts.values())
+        return 100 * sum(counts[k] for k in kinds or FINE) / total if total else None
+
+    def score(self, server: str | None = None) -> float | None:
+        return self.pct(self.by_server.get(server, Counter()) if server else self.totals)
+
+    def summary(self) -> list[str]:
+        """What ``mcp-persona validate`` prints: the suite's score, by variant kind, and per server."""
+        t = self.totals
+        total = sum(t.values())
+        if not total:
+            return [f"robustness: no fair variant of a gold read to replay ({self.read_calls} reads probed)"]
+        kinds = " · ".join(f"{k} {self.pct(c) or 0:.1f}%" for k, c in sorted(self.by_kind.items()))
+        servers = sorted(self.by_server.items(), key=lambda kv: (self.pct(kv[1]) or 0, kv[0]))
+        return [
+            f"robustness: {self.score() or 0:.1f}% of {total} fair variants of {self.read_calls} gold reads answered "
+            f"as the real service would (robust {t['robust']} = {self.pct(t, 'robust') or 0:.1f}%, refused naming the "
+            f"accepted form {t['refused']}, strict like the real service {t['strict']}); unanswered: silent "
+            f"{t['silent']}, lost {t['lost']}, unhelpful error {t['error']} · by kind: {kinds}",
+            "robustness per server: " + " · ".join(
+                f"{name} {self.pct(c) or 0:.1f}% of {sum(c.values())}"
+                + (f" ({c['strict']} strict)" if c["strict"] else "") for name, c in servers),
+        ]
+
+    def problems(self, gate: float = GATE_PCT) -> list[str]:
+        out = list(self.note_problems)
+        score = self.score()
+        if score is not None and score < gate:
+            worst = sorted((s, name) for name in self.by_server if (s := self.score(name)) is not None and s < gate)
+            out.append(f"robustness {score:.1f}% is below {gate:g}% (fair variants of gold reads answered as the "
+                       "real service would); lowest: " + ", ".join(f"{n} {s:.1f}%" for s, n in worst[:5]))
+        out += [f"robustness: {s} succeeds with nothing (no cue to retry) — make the server take this form "
+                "(mcp_persona/apps/_normalize.py) or, where the real service is strict, add a StrictNote to the app"
+                for s in self.silent]
+        return out
+
+
+def note_problems(server: str, app: App) -> list[str]:
+    """Strict notes that name no tool of ``app`` or no argument of that tool (stale or mistyped)."""
+    schemas = {t.name: t.parameters for t in app.sdk_tools}
+    out = []
+    for note in app.strict:
+        if note.tool not in schemas:
+            out.append(f"strict note {note.key!r} of {server}: no tool {note.tool!r}")
+        elif note.argument not in _properties(schemas[note.tool]):
+            out.append(f"strict note {note.key!r} of {server}: {note.tool} has no argument {note.argument!r}")
+    return out
+
+
+async def robustness_gate(tasks: Sequence[Task], protocol: Protocol, *, concurrency: int = 4) -> RobustnessReport:
+    """Every fair variant of every read call of every gold chain, replayed on the state the call saw and
+    judged by :func:`gate_verdict` (tasks side by side, each in its own environment)."""
+    report = RobustnessReport(tasks=len(tasks))
+    found: list[list[ProbedCall]] = [[] for _ in tasks]
+    limiter = anyio.CapacityLimiter(concurrency)
+
+    async def one(i: int, task: Task) -> None:
+        async with limiter:
+            found[i] = await probe_task(task, protocol, fair_variants, reads_only=True)
+
+    async with anyio.create_task_group() as tg:
+        for i, task in enumerate(tasks):
+            tg.start_soon(one, i, task)
+    checked: set[str] = set()
+    for task, probes in zip(tasks, found, strict=True):
+        for probe in probes:
+            report.read_calls += 1
+            for variant, event in probe.probes:
+                report.add(task, probe, variant, gate_verdict(probe, variant, event))
+            if probe.server not in checked and probe.strict:
+                checked.add(probe.server)
+                report.note_problems += note_problems(probe.server, get_app(probe.server))
+    return report
+
+
+__all__ = ["FINE", "GATE_PCT", "PLACE_QUALIFIERS", "ProbedCall", "RobustnessReport", "Variant", "changed_variants",
+           "fair_variants", "gate_verdict", "ignored", "instruction_phrase", "looks_empty", "names_accepted_form",
+           "note_problems", "probe_task", "robustness_gate", "verdict"]

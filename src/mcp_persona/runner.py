@@ -12,77 +12,45 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 
 from mcp_persona import scratch
 from mcp_persona.agents import Agent
+from mcp_persona.agents.skills import Skills
 from mcp_persona.context_tree import diff_states
 from mcp_persona.environment import Environment
-from mcp_persona.judges.checkpoint import CheckpointJudge
-from mcp_persona.judges.failures import FailureJudge
-from mcp_persona.llm.base import ChatClient
-from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
+from mcp_persona.protocols import Protocol, protocol_of
 from mcp_persona.protocols.base import PoolSpec, ReferenceExecution, ToolPool
+from mcp_persona.run_config import Judging, RunConfig
 from mcp_persona.store import EpisodeRecord, ReferenceRun, RunStore, RunStoreError
 from mcp_persona.tasks import Task
-from mcp_persona.tasks.distractors import distractors_for
 from mcp_persona.trajectory import Trajectory
 
-
-@dataclass(frozen=True)
-class RunConfig:
-    suite: str
-    agent: str
-    model: str | None
-    tools: ToolPool = "selected"
-    max_rounds: int = 20
-    context_distractors: int = 0
-    skills: str = "none"
-    trials: int = 1
-    judge: str = "rules"
-    judge_policy: Literal["complement", "replace"] = "complement"
-    protocol: str = DEFAULT_PROTOCOL
-    protocol_options: dict[str, Any] = field(default_factory=dict)
-    model_settings: dict[str, Any] = field(default_factory=dict)  # the generation settings set (ModelSettings)
-    flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
-    # where the agent's (and judge's) prices come from: the price database and its version, or "override"
-    pricing: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+__all__ = ["Judging", "RunConfig", "run_episode", "run_suite"]  # a run's settings live below the protocols
 
 
-def with_distractors(task: Task, n: int) -> Task:
-    """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
-    if n == 0:
-        return task
-    extra = distractors_for(task.id, n)
-    return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
-
-
-@dataclass(frozen=True)
-class Judging:
-    """LLM judging of an episode: checkpoint verdicts merged into the rule scores, failures diagnosed."""
-
-    checkpoint: CheckpointJudge
-    failure: FailureJudge
-    policy: Literal["complement", "replace"] = "complement"
-
-    @classmethod
-    def with_client(cls, client: ChatClient, policy: Literal["complement", "replace"] = "complement") -> Judging:
-        return cls(CheckpointJudge(client), FailureJudge(client), policy)
+def brief(trajectory: Trajectory, protocol: Protocol, task: Task, env: Environment, skills: Skills | None) -> None:
+    """The messages the agent is given, written on its trajectory before it acts: the agent never sees the
+    protocol, only what the protocol tells it (with the run's skill guides for the servers it can use)."""
+    guides = skills.for_servers(sorted(env.apps)) if skills is not None else None
+    trajectory.system_prompt = protocol.system_prompt(task, env, guides)
+    trajectory.user_prompt = protocol.user_prompt(task)
 
 
 async def run_episode(
     task: Task, agent: Agent, *, tools: ToolPool = "selected", epoch: int = 0, judging: Judging | None = None,
-    protocol: Protocol | None = None, settings: dict[str, Any] | None = None,
+    protocol: Protocol | None = None, settings: dict[str, Any] | None = None, skills: Skills | None = None,
+    context_distractors: int = 0,
 ) -> EpisodeRecord:
     """One episode; when the protocol asks for a reference execution, it runs concurrently with ``agent`` in an
-    environment of its own (same pool, same start state), and is scored against and stored with the episode."""
-    protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
+    environment of its own (same pool, same start state), and is scored against and stored with the episode.
+    ``protocol``: default, the task's suite's. ``skills`` and ``context_distractors``: what the run adds to the
+    agent's prompts (a protocol that does not take them refuses them)."""
+    protocol = protocol or protocol_of(task)
+    if context_distractors:
+        task = protocol.with_context_distractors(task, context_distractors)
     trajectory = Trajectory(task_id=task.id, agent=agent.name, model=agent.model)
     start = time.perf_counter()
     if epoch:  # another trial: other generated ids, same start state
@@ -99,6 +67,7 @@ async def run_episode(
     reference: ReferenceExecution | None = None
     async with AsyncExitStack() as stack:  # both environments stay open until the episode is scored
         env = await stack.enter_async_context(environment)
+        brief(trajectory, protocol, task, env, skills)
         opening = 0.0
         if reference_agent is not None:
             opened = time.perf_counter()
@@ -119,8 +88,7 @@ async def run_episode(
         diff = state_changes(env)
     record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
                            score=score, diff=diff, internal_errors=internal, pool=spec.description, reference=kept)
-    await protocol.judge(task, record, judging)
-    return record
+    return await protocol.judge(task, record, judging)
 
 
 async def run_agent(agent: Agent, task: Task, env: Environment, trajectory: Trajectory) -> str | None:
@@ -225,6 +193,7 @@ async def run_suite(
     tools: ToolPool = "selected",
     concurrency: int = 1,
     context_distractors: int = 0,
+    skills: Skills | None = None,
     trials: int = 1,
     judging: Judging | None = None,
     protocol: Protocol | None = None,
@@ -252,8 +221,8 @@ async def run_suite(
             if executor is not None:
                 record = await executor(task, epoch)
             else:
-                record = await run_episode(with_distractors(task, context_distractors), agent, tools=tools,
-                                           epoch=epoch, judging=judging, protocol=protocol, settings=settings)
+                record = await run_episode(task, agent, tools=tools, epoch=epoch, judging=judging, protocol=protocol,
+                                           settings=settings, skills=skills, context_distractors=context_distractors)
             try:
                 store.write(record)
             except RunStoreError as exc:  # a full disk, say: nothing more can be kept, so nothing more runs

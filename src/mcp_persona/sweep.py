@@ -185,13 +185,12 @@ def _safe(text: str) -> str:
 
 def cells(spec: SweepSpec, out: Path) -> list[Cell]:
     """Every cell of the sweep, in a stable order: suite, model, then the grid in its file order."""
-    from mcp_persona.protocols import get_protocol
-    from mcp_persona.tasks import suite_info
+    from mcp_persona.protocols import suite_protocol
 
     found: list[Cell] = []
     for suite in spec.suites:
         try:
-            protocol = get_protocol(suite_info(suite).protocol)
+            protocol = suite_protocol(suite)
         except (KeyError, ValueError) as exc:
             raise SweepError(f"suite {suite!r}: {exc}") from exc
         # every protocol takes the round limit and the tool pool; skills and distractors only where its prompts

@@ -10,6 +10,9 @@ Acc = Exec-Acc = 1 with no collateral damage.
 
 A task that passes is then equivalence-tested under its protocol (:mod:`mcp_persona.equivalents`): the
 reference answer and the gold output files in other reasonable forms must keep the full score.
+
+Last, the robustness gate (:func:`mcp_persona.robustness.robustness_gate`): the fair variants of every gold
+read must be answered as the real service would, in 97 % of cases and with no unexcused empty success.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from mcp_persona.equivalents import TaskEquivalence, equivalence_problems, equiv
 from mcp_persona.literals import ListingReference, literal_problems
 from mcp_persona.mutants import TaskMutation, mutation_test
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
+from mcp_persona.robustness import RobustnessReport, robustness_gate
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
 from mcp_persona.scoring.normalize import appears_in, normalize
@@ -38,6 +42,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     mutations: list[TaskMutation] = field(default_factory=list)
     equivalences: list[TaskEquivalence] = field(default_factory=list)
+    robustness: RobustnessReport | None = None
 
     def mutation_score(self) -> dict[str, tuple[int, int]]:
         """(killed, counted) mutants per category, and ``all``."""
@@ -186,9 +191,9 @@ async def check_equivalents(task: Task, protocol: Protocol, report: Report) -> l
 
 
 async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True,
-                       equivalents: bool = True, concurrency: int = 4) -> Report:
+                       equivalents: bool = True, robustness: bool = True, concurrency: int = 4) -> Report:
     """Every context loads; no two tasks are the same; each task passes its protocol's checks and, if it does,
-    equivalence testing."""
+    equivalence testing; and the tasks' gold reads pass the robustness gate."""
     protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
     check_contexts(report)
@@ -210,4 +215,7 @@ async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, 
     report.tasks_checked += len(tasks)
     for problems in found:
         report.problems.extend(problems)
+    if robustness:
+        report.robustness = await robustness_gate(tasks, protocol, concurrency=concurrency)
+        report.problems.extend(report.robustness.problems())
     return report

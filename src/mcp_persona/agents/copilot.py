@@ -11,7 +11,6 @@ from typing import Any
 from mcp_persona.agents.model import ModelAgent, parse_arguments
 from mcp_persona.environment import Environment
 from mcp_persona.retrieval import Router, flat_schema, get_router
-from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
 META_TOOLS: list[dict[str, Any]] = [
@@ -53,8 +52,8 @@ class CopilotAgent(ModelAgent):
     def tool_specs(self, env: Environment) -> Sequence[dict[str, Any]]:
         return META_TOOLS
 
-    def system_prompt(self, task: Task, env: Environment) -> str:
-        return super().system_prompt(task, env) + "\n" + NOTE
+    def system_prompt(self, given: str, env: Environment) -> str:
+        return super().system_prompt(given, env) + "\n" + NOTE
 
     async def execute(self, env: Environment, name: str, raw: str, rnd: int, call_id: str) -> ToolCallEvent:
         args = parse_arguments(raw)

@@ -86,8 +86,9 @@ class ExternalAgent:
 
     async def _play(self, task: Task, env: Environment, trajectory: Trajectory, folder: Path, url: str,
                     token: str) -> str:
-        trajectory.system_prompt = env.protocol.system_prompt(task, env, None)
-        trajectory.user_prompt = env.protocol.user_prompt(task)
+        if not trajectory.user_prompt:
+            raise ValueError("the agent has no messages: an episode's runner writes them on the trajectory "
+                             "(mcp_persona.runner.run_episode)")
         files = {
             "MCP_PERSONA_MCP_CONFIG": ("mcp.json", json.dumps(mcp_config(url, token), indent=2)),
             "MCP_PERSONA_INSTRUCTION_FILE": ("instruction.txt", trajectory.user_prompt),

@@ -7,7 +7,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mcp_persona.agents.skills import Skills
 from mcp_persona.agents.tool_schema import estimate_tokens, openai_tools, spec_chars
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatClient, ModelError
@@ -20,21 +19,19 @@ DEFAULT_MAX_ROUNDS = 20
 class ModelAgent:
     name = "model"
 
-    def __init__(
-        self, client: ChatClient, *, max_rounds: int = DEFAULT_MAX_ROUNDS, skills: Skills | None = None
-    ) -> None:
+    def __init__(self, client: ChatClient, *, max_rounds: int = DEFAULT_MAX_ROUNDS) -> None:
         if max_rounds < 1:
             raise ValueError("max_rounds must be at least 1")
         self.client = client
         self.max_rounds = max_rounds
-        self.skills = skills or Skills("none")
 
     @property
     def model(self) -> str:
         return self.client.name
 
-    def system_prompt(self, task: Task, env: Environment) -> str:
-        return env.protocol.system_prompt(task, env, self.skills.for_servers(sorted(env.apps)))
+    def system_prompt(self, given: str, env: Environment) -> str:
+        """The system message sent: the one the runner gave (a subclass may add to it)."""
+        return given
 
     def tool_specs(self, env: Environment) -> Sequence[dict[str, Any]]:
         """The functions the model is offered (a subclass may offer others, e.g. meta-tools)."""
@@ -44,11 +41,14 @@ class ModelAgent:
         tools = self.tool_specs(env)
         trajectory.tool_def_chars = spec_chars(tools)
         trajectory.tool_def_tokens = estimate_tokens(trajectory.tool_def_chars)
+        if not trajectory.user_prompt:
+            raise ValueError("the agent has no messages: an episode's runner writes them on the trajectory "
+                             "(mcp_persona.runner.run_episode)")
+        trajectory.system_prompt = self.system_prompt(trajectory.system_prompt, env)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": self.system_prompt(task, env)},
-            {"role": "user", "content": env.protocol.user_prompt(task)},
+            {"role": "system", "content": trajectory.system_prompt},
+            {"role": "user", "content": trajectory.user_prompt},
         ]
-        trajectory.system_prompt, trajectory.user_prompt = messages[0]["content"], messages[1]["content"]
         for rnd in range(self.max_rounds):
             start = time.perf_counter()
             try:

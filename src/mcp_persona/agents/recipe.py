@@ -33,7 +33,6 @@ class AgentRecipe:
     def build(self) -> Agent:
         """The agent; ValueError or ModelError when the recipe cannot make one (a bad model spec, a key missing)."""
         from mcp_persona.agents import CopilotAgent, ModelAgent, NoopAgent, ReferenceAgent
-        from mcp_persona.agents.skills import Skills
         from mcp_persona.llm import ModelSettings, PriceOverride, RetryPolicy, make_client
 
         if self.kind == "reference":
@@ -49,9 +48,8 @@ class AgentRecipe:
                              max_concurrency=self.max_requests, settings=ModelSettings(**self.settings),
                              api_limits=self.api_limits, price=PriceOverride(**self.price) if self.price else None)
         if self.kind == "copilot":
-            return CopilotAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills),
-                                embeddings_json=self.embeddings)
-        return ModelAgent(client, max_rounds=self.max_rounds, skills=Skills(self.skills))
+            return CopilotAgent(client, max_rounds=self.max_rounds, embeddings_json=self.embeddings)
+        return ModelAgent(client, max_rounds=self.max_rounds)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -16,7 +16,9 @@ that looks a name up or searches text uses this one module rather than its own r
 
 Identifiers (``CU-1001``, ``tt0816692``, a path, an e-mail address) are compared exactly up to case:
 a real service does not guess ids. Servers whose real counterpart is strict (Gmail's word matching)
-do not use this module and say so in their docstring.
+do not use this module and say so in their docstring, and declare it on the app as a :class:`StrictNote`
+per tool argument: the robustness gate of ``mcp-persona validate`` (:mod:`mcp_persona.robustness`)
+excuses a variant that finds nothing there only when such a note covers its kind.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_persona.apps._corpus.search import STOPWORDS, stem
@@ -90,6 +93,40 @@ _ARTICLES = ("the ", "a ", "an ")
 _PUNCT = re.compile(r"[^\w\s,&']+")
 _WORD = re.compile(r"[\w&']+")
 _ID_LIKE = re.compile(r"^[^\s]*\d[^\s]*$|^[^\s]*[/@:_][^\s]*$")
+
+
+# The variant kinds a strict note may excuse (the fair kinds of :func:`mcp_persona.robustness.fair_variants`).
+STRICT_KINDS = ("case", "qualifier", "plural", "reorder", "phrase", "optional")
+
+
+@dataclass(frozen=True)
+class StrictNote:
+    """A tool argument the real service matches strictly, so that a fair variant of a gold call may find
+    nothing there, as it would on the real service; and why (the real service's documented behaviour).
+
+    Written like a task's mutation exemption: what it excuses (``kind``s of ``tool``'s ``argument``) and
+    a specific reason. Declared on the app (``App(..., strict=[...])``) beside its docstring's account."""
+
+    tool: str
+    argument: str
+    kinds: tuple[str, ...]
+    reason: str
+
+    def __post_init__(self) -> None:
+        unknown = [k for k in self.kinds if k not in STRICT_KINDS]
+        if not self.kinds or unknown:
+            raise ValueError(f"strict note on {self.tool}.{self.argument}: kinds must be some of "
+                             f"{', '.join(STRICT_KINDS)} (got {', '.join(unknown) or 'none'})")
+        if len(self.reason.strip()) < 25:
+            raise ValueError(f"strict note on {self.tool}.{self.argument}: the reason must say what the real "
+                             "service does (25 characters or more)")
+
+    def covers(self, tool: str, argument: str, kind: str) -> bool:
+        return (tool, argument) == (self.tool, self.argument) and kind in self.kinds
+
+    @property
+    def key(self) -> str:
+        return f"{'/'.join(self.kinds)} {self.tool}.{self.argument}"
 
 
 def fold(text: Any) -> str:
@@ -227,8 +264,10 @@ def matches_all(query: str, *fields: Any) -> bool:
 
 __all__ = [
     "NAME_ALIASES",
+    "STRICT_KINDS",
     "TERM_ALIASES",
     "WORD_ALIASES",
+    "StrictNote",
     "fold",
     "hits_per_term",
     "is_identifier",

@@ -27,7 +27,7 @@ import json
 import logging
 import pickle
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -39,6 +39,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
+from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.context_tree import (
     ConflictError,
@@ -111,6 +112,20 @@ class AppEnv:
         self._ticks += 1
         return self.clock.timestamp() + self._ticks
 
+    def save_state(self) -> bytes:
+        """Everything the next call's outcome depends on (the tree, its id generator, the write clock), to be
+        put back with :meth:`restore_state`: a call replayed on a restored state sees what it saw then."""
+        rng = getattr(self.tree, "rng", None)  # a library's record tree makes no ids
+        return pickle.dumps((self.tree.data, rng.getstate() if rng is not None else None, self._ticks))
+
+    def restore_state(self, saved: bytes) -> None:
+        data, rng_state, ticks = pickle.loads(saved)
+        self.tree.data.clear()
+        self.tree.data.update(data)
+        if rng_state is not None:
+            self.tree.rng.setstate(rng_state)
+        self._ticks = ticks
+
 
 ToolFn = Callable[..., Any]
 
@@ -139,8 +154,11 @@ class App:
         description: str = "",
         real_server: str = "",
         library: str | None = None,
+        strict: Sequence[StrictNote] = (),
     ) -> None:
         self.name = name
+        # tool arguments the real service matches strictly (see mcp_persona.apps._normalize.StrictNote)
+        self.strict: tuple[StrictNote, ...] = tuple(strict)
         self.library = library  # the protocol whose private tool library this server belongs to, if any
         self.title = title
         self.category = category

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -33,10 +38,11 @@ def error_line(message: str) -> None:
 
 def load_suite(suite: str, only: str | None = None) -> list[Task]:
     """The tasks of ``suite``; with ``only``, those whose id matches one of its comma-separated globs."""
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.protocols import load_suite as load
+    from mcp_persona.tasks import TaskFileError
 
     try:
-        tasks = load_tasks(suite)
+        _, tasks = load(suite)
     except TaskFileError as exc:
         raise fail(str(exc)) from exc
     if not tasks:
@@ -47,3 +53,35 @@ def load_suite(suite: str, only: str | None = None) -> list[Task]:
         if not tasks:
             raise fail(f"--tasks {only!r} matches no task of {suite!r}")
     return tasks
+
+
+def with_protocol_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``command`` with a ``--flag`` for every run option some protocol declares (:func:`protocols.all_options`),
+    so a protocol's options reach the CLI from its declaration alone. The command receives the ones given as
+    ``protocol_options`` (name -> value); the suite's protocol then checks them (and refuses those it does not
+    take)."""
+    from mcp_persona.protocols import all_options, get_protocol, protocol_names
+
+    options = all_options()
+    # the command's own annotations resolved (its module may defer them): typer reads the wrapper's
+    hints = typing.get_type_hints(command, include_extras=True)
+    params = [p.replace(annotation=hints[p.name]) for p in inspect.signature(command).parameters.values()
+              if p.name != "protocol_options"]
+    annotations = {k: v for k, v in hints.items() if k != "protocol_options"}
+    for opt in options:
+        owners = [n for n in protocol_names() if any(o.name == opt.name for o in get_protocol(n).options)]
+        allowed = (f" ({', '.join(map(str, opt.choices))})" if opt.choices else
+                   f" ({opt.bounds[0]}..{opt.bounds[1]})" if opt.bounds else "")
+        hint = Annotated[type(opt.default) | None, typer.Option(  # type: ignore[misc]
+            help=f"{', '.join(owners)}: {opt.help}{allowed}; default {opt.default}")]
+        params.append(inspect.Parameter(opt.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=hint))
+        annotations[opt.name] = hint
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        given = {o.name: kwargs.pop(o.name) for o in options if o.name in kwargs}
+        return command(*args, **kwargs, protocol_options={k: v for k, v in given.items() if v is not None})
+
+    wrapper.__signature__ = inspect.signature(command).replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = annotations
+    return wrapper

@@ -154,10 +154,10 @@ def largest_first_request(suite: str, budget_s: float = MEASURE_BUDGET_S) -> Lar
     from mcp_persona.agents import CopilotAgent, ModelAgent
     from mcp_persona.agents.tool_schema import estimate_tokens, spec_chars
     from mcp_persona.llm.base import wire_json
-    from mcp_persona.protocols import get_protocol
-    from mcp_persona.tasks import load_tasks, suite_info
+    from mcp_persona.protocols import suite_protocol
+    from mcp_persona.tasks import load_tasks
 
-    protocol = get_protocol(suite_info(suite).protocol)
+    protocol = suite_protocol(suite)
     settings = protocol.settings({})
     pools = [(protocol.pool(task, settings, "selected"), task) for task in load_tasks(suite)]
     pools.sort(key=lambda pt: -protocol.tool_count(pt[0]))

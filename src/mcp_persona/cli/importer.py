@@ -103,7 +103,8 @@ def import_results(files: list[Path], task_file: Path | None, out: Path) -> None
             f"TFS {pct(pub['reported']['tfs'])} TEFS {pct(pub['reported']['tefs'])} ({pub['reported']['n_tasks']} "
             f"tasks) · on the replayed tasks: the file by the paper's rules TFS {pct(file_scores['tfs'])} "
             f"TEFS {pct(file_scores['tefs'])}, replayed here by the paper's rules TFS {pct(m['tfs_paper'])} "
-            f"TEFS {pct(m['tefs_paper'])}, ours TFS {pct(m['tfs'])} TEFS {pct(m['tefs'])}")
+            f"TEFS {pct(m['tefs_paper'])}, ours TFS {pct(m['tfs'])} TEFS {pct(m['tefs'])}, by outcome TFS "
+            f"{pct(m['tfs_outcome'])} TEFS {pct(m['tefs_outcome'])}")
         for metric, d in summary["paper_differences"].items():
             why = ", ".join(f"{k} {n}" for k, n in d["by_reason"].items()) or "none"
             console.print(f"  {metric.upper()}: the paper alone passes {d['paper_only']} tasks, ours alone "

@@ -24,8 +24,8 @@ def keypoints(
 ) -> None:
     """Extract key points per task: one JSON line each, {task_id, status, key_points, annotated}, where
     ``annotated`` is the task's own key points for comparison; exits 1 if any reply was unusable."""
-    from mcp_persona.judges.keypoint import KeyPointExtractor
     from mcp_persona.llm import ModelError, make_client
+    from mcp_persona.protocols.livemcpbench.keypoint import KeyPointExtractor
 
     tasks = load_suite(suite, only)
     try:

@@ -29,6 +29,7 @@ from mcp_persona.cli.common import (
     error_line,
     fail,
     load_suite,
+    with_protocol_options,
 )
 from mcp_persona.store import EpisodeRecord
 
@@ -59,6 +60,7 @@ class ApiLimits(StrEnum):
     none = "none"
 
 
+@with_protocol_options
 def run(
     ctx: typer.Context,
     suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
@@ -97,17 +99,6 @@ def run(
     judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
     judge_api_key_env: Annotated[str | None, typer.Option(help="environment variable with the judge's key")] = None,
     allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
-    candidates: Annotated[int | None, typer.Option(
-        help="mcpagentbench: size K of the candidate tool list (10, 20, 30 or 40; default 20)")] = None,
-    distractors: Annotated[str | None, typer.Option(
-        help="mcpagentbench: how distractors are drawn, 'uniform' or 'confusable' (default uniform)")] = None,
-    pool_size: Annotated[int | None, typer.Option(
-        help="livemcp101: servers per task pool, the task's own plus seeded others (default 15)")] = None,
-    success: Annotated[str | None, typer.Option(
-        help="livemcpbench with --judge: what decides success, judge (the paper), rules or both (default judge)")] = (
-        None),
-    tool_budget: Annotated[int | None, typer.Option(
-        help="livemcp101: most tools a pool may hold; seeded servers are added only within it (default 128)")] = None,
     temperature: Annotated[float | None, typer.Option(
         help="sampling temperature (default: 0 on OpenAI-compatible chat models, the provider's otherwise)")] = None,
     top_p: Annotated[float | None, typer.Option(help="nucleus sampling (default: the provider's)")] = None,
@@ -156,10 +147,16 @@ def run(
         help="--agent external: the command that plays an episode over MCP (see 'Evaluate your agent')")] = None,
     agent_timeout: Annotated[float, typer.Option(
         min=1.0, help="--agent external: seconds the command may take per episode")] = 600.0,
+    protocol_options: dict[str, Any] | None = None,
 ) -> None:
     """Run an agent on a suite, score every episode, and write DIR/summary.json."""
+    from mcp_persona.protocols import all_options
+
+    given = dict(protocol_options or {})
     flags = dict(locals())  # the parameters alone: nothing else is bound yet
-    del flags["ctx"]
+    for name in ("ctx", "protocol_options", "given", "all_options"):
+        del flags[name]
+    flags |= {o.name: given.get(o.name) for o in all_options()}  # each protocol option as its own flag
     if resume and run_dir is not None and (merged := stored_flags(ctx, flags, run_dir)) != flags:
         return run(ctx, **merged)  # the flags not given now are the stored run's
     from mcp_persona.agents.recipe import AgentRecipe
@@ -167,11 +164,11 @@ def run(
     from mcp_persona.judges.config import check_self_judge, judge_spec
     from mcp_persona.llm import ModelError, ModelSettings, PriceOverride, RetryPolicy, make_client
     from mcp_persona.llm.pricing import pricing_record
-    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.report.summary import build_summary, print_summary, write_summary
     from mcp_persona.runner import CircuitBreaker, Judging, RunConfig, RunStopped, pending, run_suite
     from mcp_persona.store import RunStoreError, open_run
-    from mcp_persona.tasks import TaskFileError, suite_info
+    from mcp_persona.tasks import TaskFileError
 
     takes_model = agent in (AgentKind.model, AgentKind.copilot)
     if takes_model and not model:
@@ -192,8 +189,9 @@ def run(
         raise fail("--executor ray runs rule-scored episodes; a judge model runs with --executor local")
     if ray_address is not None and executor != "ray":
         raise fail("--ray-address is for --executor ray")
-    if success is not None and judge.strip().lower() == "rules":
-        raise fail("--success says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
+    for opt in all_options():
+        if opt.needs_judge and opt.name in given and judge.strip().lower() == "rules":
+            raise fail(f"{opt.flag} says what decides with a judge's verdict; give --judge PROVIDER:MODEL too")
     if one_call_per_turn and agent is not AgentKind.reference:
         raise fail("--one-call-per-turn is an option of --agent reference")
     if (agent is AgentKind.external) != (agent_cmd is not None):
@@ -201,10 +199,7 @@ def run(
                    else "--agent-cmd is the command of --agent external")
     tasks = load_suite(suite, only)
     try:
-        protocol = get_protocol(suite_info(suite).protocol)
-        given = {k: v for k, v in {"candidates": candidates, "distractors": distractors,
-                                   "pool_size": pool_size, "tool_budget": tool_budget,
-                                   "success": success}.items() if v is not None}
+        protocol = suite_protocol(suite)
         settings = protocol.settings(given)
         max_rounds = max_rounds or protocol.max_rounds
     except (TaskFileError, ValueError) as exc:
@@ -225,7 +220,7 @@ def run(
     if sample is not None:
         tasks = sample_tasks(tasks, sample, sample_seed)
     try:
-        Skills(skills)  # checked here for a clear error; the agent's recipe builds its own
+        run_skills = Skills(skills)
     except SkillsError as exc:
         raise fail(str(exc)) from exc
     if not takes_model and skills != "none":
@@ -272,7 +267,7 @@ def run(
     except (ValueError, ModelError) as exc:  # SelfJudgeError is a ValueError
         raise fail(str(exc)) from exc
     if preflight_check:
-        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.checkpoint.client if judging else None,
+        endpoints = [(c, role) for c, role in ((client, "agent"), (judging.client if judging else None,
                                                                    "judge")) if c is not None]
         check_endpoints(endpoints)
     suite_name = Path(suite).stem if os.sep in suite or suite.endswith(".json") else suite
@@ -307,7 +302,8 @@ def run(
                                   context_distractors) if executor == "ray" else None
             with terminate_as_interrupt() as caught:
                 anyio.run(lambda: run_suite(tasks, runner_agent, store, tools=tools.value, concurrency=concurrency,
-                                            context_distractors=context_distractors, trials=trials,
+                                            context_distractors=context_distractors, skills=run_skills,
+                                            trials=trials,
                                             judging=judging, protocol=protocol, settings=settings,
                                             on_start=status.started, on_done=status.finished, breaker=breaker,
                                             executor=remote))

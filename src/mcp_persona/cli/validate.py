@@ -18,18 +18,20 @@ def validate(
                                                "retarget)")] = True,
     equivalents: Annotated[bool, typer.Option(help="equivalence-test every task: the reference answer and gold "
                                                    "output files in other reasonable forms keep the score")] = True,
+    robustness: Annotated[bool, typer.Option(help="replay fair variants of every gold read (case, region, number, "
+                                                  "word order, the instruction's words, optional arguments); fail "
+                                                  "below 97 % or on an empty success no strict note excuses")] = True,
 ) -> None:
-    """Load every data file and replay every task's gold chain; fail on any imperfect task, surviving mutant or
-    equivalent answer that loses the score."""
+    """Load every data file and replay every task's gold chain; fail on any imperfect task, surviving mutant,
+    equivalent answer that loses the score, or reasonable call a simulator answers worse than its real service."""
     from functools import partial
 
-    from mcp_persona.protocols import get_protocol
-    from mcp_persona.tasks import suite_info
+    from mcp_persona.protocols import suite_protocol
     from mcp_persona.validate import validate_all
 
     items = load_suite(suite, only)
-    report = anyio.run(partial(validate_all, items, get_protocol(suite_info(suite).protocol), mutants=mutants,
-                               equivalents=equivalents))
+    report = anyio.run(partial(validate_all, items, suite_protocol(suite), mutants=mutants,
+                               equivalents=equivalents, robustness=robustness))
     for p in report.problems:
         err.print(f"[red]✗[/red] {p}", soft_wrap=True)
     score = report.mutation_score()
@@ -48,6 +50,9 @@ def validate(
         k, n = kept["all"]
         console.print(f"equivalents keeping the full score: {k}/{n} ({100 * k / n if n else 100:.1f}%) · "
                       + " · ".join(parts))
+    if report.robustness is not None:
+        for line in report.robustness.summary():
+            console.print(line, soft_wrap=True, highlight=False)
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "
                   + ("[green]all valid[/green]" if report.ok else f"[red]{len(report.problems)} problems[/red]"))
     if not report.ok:

@@ -115,7 +115,8 @@ class RailApp(CatalogueApp):
             found = self._city_stations(name)
             out[name] = self._view(found[0]) if found else {"error": "no such city"}
         if all("error" in v for v in out.values()):
-            raise ToolFailure(f"citys: no city found among {args['citys']!r} (cities: "
+            raise ToolFailure(f"citys: no city found among {args['citys']!r} (give city names joined by '|', "
+                              f"e.g. 'Beijing|Shanghai'; cities: "
                               f"{', '.join(sorted({s['city_en'] for s in self.stations}))})", kind="not_found")
         return out
 

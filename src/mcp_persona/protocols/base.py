@@ -6,8 +6,10 @@ A suite names its protocol (``data/tasks/<suite>/suite.json``). The protocol say
 * what the agent is told (:meth:`Protocol.system_prompt`, :meth:`Protocol.user_prompt`),
 * how an episode is scored (:meth:`Protocol.score`, then :meth:`Protocol.judge` for LLM judging), and
   whether a reference execution runs beside the agent to score it against (:meth:`Protocol.reference_agent`),
-* which metrics a run reports (:meth:`Protocol.summarize`, :meth:`Protocol.print_summary`), and which of
-  them a report shows (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`).
+* which metrics a run reports (:meth:`Protocol.summarize`), and which of them the console, the reports and
+  ``compare`` show (:attr:`Protocol.report_columns`, :attr:`Protocol.report_groups`, :attr:`Protocol.report_extra`,
+  :meth:`Protocol.summary_lines`, and the paper's own tables, :attr:`Protocol.paper_tables`): those are
+  generated from the declarations, never written per protocol.
 
 It may declare run options of its own (:attr:`Protocol.options`, e.g. ``--candidates``); the CLI
 offers every declared option and rejects one given to a suite whose protocol does not declare it.
@@ -17,23 +19,20 @@ Runner, store, resume, trials, reports and CLI only ever call these methods.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
-    from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.protocols.paper_tables import PaperTable
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
-
-ToolPool = Literal["selected", "all"]
-
 
 @dataclass(frozen=True)
 class Option:
@@ -44,6 +43,7 @@ class Option:
     help: str
     choices: tuple[int | str, ...] = ()
     bounds: tuple[int, int] | None = None  # an integer option's smallest and largest value
+    needs_judge: bool = False  # it decides how a judge's verdict counts: meaningless without --judge
 
     @property
     def flag(self) -> str:
@@ -60,21 +60,6 @@ class Option:
 
 
 @dataclass(frozen=True)
-class PoolSpec:
-    """The servers an episode opens and which of their tools the agent sees, in this order.
-
-    ``tools`` None: every tool of every server, named ``server__tool``. Otherwise exactly the
-    listed (server, tool) pairs; ``bare_names`` exposes them under the tool's own name (the
-    library guarantees those are unique).
-    """
-
-    servers: list[str]
-    tools: list[tuple[str, str]] | None = None
-    bare_names: bool = False
-    description: dict[str, Any] = field(default_factory=dict)  # stored with the episode (e.g. the draw)
-
-
-@dataclass(frozen=True)
 class AgreementItems:
     """What a run scored, as the items human labels are held against (``mcp-persona agree``): the run's label
     per item id, each item's category, the items it left unscored, and the label scale."""
@@ -85,6 +70,16 @@ class AgreementItems:
     levels: tuple[str, ...]
     what: str  # what the items are, for the reader ("checkpoint scores", "task success", ...)
     id_form: str  # how a label file names an item
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """An episode as its protocol judges it: each headline metric (None where it does not apply), whether it
+    passed, and what in its score decided that (what a report's episode view shows)."""
+
+    values: dict[str, float | None]
+    passed: bool
+    why: list[str]
 
 
 def item_id(task_id: str, epoch: int, part: str | int | None = None) -> str:
@@ -115,7 +110,7 @@ class Protocol:
     max_rounds: int = 20  # an agent's rounds per episode unless the run sets --max-rounds
     # the ablations whose input reaches this protocol's prompts (a run refuses the others: they would change
     # nothing but the label); skills go into the system prompt, context distractors into the user prompt
-    honours: frozenset[str] = frozenset({"skills", "context_distractors"})
+    honours: frozenset[str] = frozenset()
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
@@ -125,6 +120,13 @@ class Protocol:
     # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
     # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
     report_extra: tuple[tuple[str, str, str], ...] = ()
+    # the report_columns metrics a report also breaks down per group (default: the primary one)
+    report_group_metrics: tuple[str, ...] = ()
+    report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)
+    # the paper's results tables in its layout, read from the summary (see :mod:`.paper_tables`); the rows the
+    # paper published for them ship as ``published_results.json`` in the protocol's package
+    paper_tables: tuple[PaperTable, ...] = ()
+    report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
 
     # -- suites and tasks ------------------------------------------------------------------------
     def task_problems(self, task: Task) -> list[str]:
@@ -164,15 +166,21 @@ class Protocol:
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""
-        from mcp_persona.environment import Environment
-
-        return Environment(task, tools=tools, protocol=self, pool=spec)
+        return Environment(task, tools=tools, pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         raise NotImplementedError
 
     def user_prompt(self, task: Task) -> str:
         return task.instruction
+
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` distractor facts added to what the user prompt tells (``--context-distractors``);
+        only a protocol that honours ``context_distractors`` takes them."""
+        if n:
+            raise ValueError(f"the {self.name} protocol's prompts carry no user context: --context-distractors "
+                             "would change nothing")
+        return task
 
     def reference_agent(self, task: Task) -> Agent | None:
         """The agent of a reference execution the runner runs concurrently with the tested agent, in an
@@ -188,8 +196,10 @@ class Protocol:
         ``reference``: the reference run, when :meth:`reference_agent` asked for one."""
         raise NotImplementedError
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        """LLM judging after the rule score (protocols without a judge do nothing)."""
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        """LLM judging after the rule score: the episode with its judged score, a new record (``record`` is
+        left as the rules scored it). Protocols without a judge return the record as it is."""
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """The run's scores as items to hold human labels against (its judged or judge-replacing scores)."""
@@ -198,14 +208,69 @@ class Protocol:
 
     def short_of_full(self, score: dict[str, Any]) -> str | None:
         """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
-        full: what equivalence testing asks of every equivalent form of the answer."""
-        raise NotImplementedError
+        full: what equivalence testing asks of every equivalent form of the answer. By default: the headline
+        metrics the score holds that are below 1."""
+        short = [f"{label} {percent(score[key])}" for label, key, _ in self.report_columns
+                 if isinstance(score.get(key), int | float) and score[key] < 1.0]
+        return ", ".join(short) or None
 
     # -- a run -----------------------------------------------------------------------------------
     def headline_values(self, row: Mapping[str, Any]) -> dict[str, tuple[float, float]]:
         """Each :attr:`report_columns` metric's (value, weight) in one episode row of the summary: the run's
-        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from."""
-        raise NotImplementedError
+        metric is ``sum(w * v) / sum(w)`` over its episodes. What intervals and ``compare`` are computed from.
+        By default each metric is the row's own value with weight 1 (None: it does not apply, weight 0)."""
+        values = {}
+        for _, key, _ in self.report_columns:
+            value = row.get(key)
+            values[key] = (float(value), 1.0) if isinstance(value, int | float) else (0.0, 0.0)
+        return values
+
+    def episode_values(self, row: Mapping[str, Any]) -> dict[str, float | None]:
+        """Each headline metric of one episode (its summary row), None where it does not apply to it."""
+        return {key: (value if weight else None) for key, (value, weight) in self.headline_values(row).items()}
+
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Whether an episode with these headline values passed (by default: the full primary score)."""
+        primary = values.get(self.report_columns[0][1])
+        return primary is not None and primary >= 1.0 - 1e-9
+
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """What in an episode's score decided its verdict, one reason a line (what a report's episode view
+        shows beside the scores); by default nothing beyond the scores."""
+        return []
+
+    def verdict(self, row: Mapping[str, Any] | None, score: Mapping[str, Any] | None, error: str | None = None
+                ) -> Verdict:
+        """The verdict of an episode from its summary row and stored score (an errored one: ``error``)."""
+        values = self.episode_values(row) if row is not None else {}
+        if error is not None or score is None:
+            return Verdict(values, False, [f"the episode ended in an error: {error}"])
+        why = self.explain(score)
+        return Verdict(values, self.passed(values), why)
+
+    def group_of(self, task: Task) -> str:
+        """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""
+        return str(getattr(task, self.report_groups.removeprefix("by_"), None) or "other")
+
+    def episode_row(self, record: EpisodeRecord, task: Task) -> dict[str, Any]:
+        """One episode's row of the summary: its group, status and the numbers of its score (an errored
+        episode has none: every headline metric is then 0)."""
+        ok = record.status == "ok" and record.score is not None
+        score = record.score if ok and record.score is not None else {}
+        row: dict[str, Any] = {"task_id": task.id, "epoch": record.epoch, "group": self.group_of(task),
+                               "status": record.status, "error": record.error}
+        row |= {key: 0.0 for _, key, _ in self.report_columns} if not ok else {}
+        row |= {k: v for k, v in score.items() if isinstance(v, int | float) or v is None}
+        return row
+
+    def aggregate(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The declared metrics over ``rows``: each the weighted mean of :meth:`headline_values`."""
+        sums: dict[str, list[float]] = {key: [0.0, 0.0] for _, key, _ in self.report_columns}
+        for row in rows:
+            for key, (value, weight) in self.headline_values(row).items():
+                sums[key][0] += value * weight
+                sums[key][1] += weight
+        return {"n": len(rows), **{key: (v / w if w else None) for key, (v, w) in sums.items()}}
 
     def primary_value(self, row: Mapping[str, Any]) -> tuple[float, float]:
         """The primary metric's (value, weight) in one episode row."""
@@ -218,8 +283,39 @@ class Protocol:
 
         return uncertainty(rows, self.headline_values, [key for _, key, _ in self.report_columns])
 
-    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        raise NotImplementedError
+    @staticmethod
+    def run_counts(config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        """What every summary starts with: the run's settings, then its tasks, episodes and errors."""
+        return {**config.to_dict(), "n_tasks": len(tasks), "n_episodes": len(records),
+                "n_errors": sum(1 for r in records if r.status == "error"),
+                "n_internal_errors": sum(len(r.internal_errors) for r in records)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        raise NotImplementedError
+    def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+        """The run's summary from the declarations alone: the declared metrics overall and per group, the usage
+        figures, the intervals, one row per episode. A protocol with more to say extends it."""
+        from mcp_persona.scoring.usage import usage_metrics
+
+        by_id = {t.id: t for t in tasks}
+        rows = [self.episode_row(r, by_id[r.task_id]) for r in records]
+        groups = sorted({row["group"] for row in rows})
+        return {
+            **self.run_counts(config, tasks, records),
+            "metrics": self.aggregate(rows) | usage_metrics(records),
+            "uncertainty": self.uncertainty(rows),
+            self.report_groups: {g: self.aggregate([row for row in rows if row["group"] == g]) for g in groups},
+            "episodes": rows,
+        }
+
+    def intro(self) -> str:
+        """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""
+        return self.report_intro or ", ".join(f"{label} ({tip})" for label, _, tip in self.report_columns)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        """What the console prints under the run's score table besides the declared metrics (failure modes, a
+        judge's record, ...): plain lines."""
+        return []
+
+
+def percent(value: float | None) -> str:
+    """A 0..1 share in % with one decimal ("-" where it does not apply)."""
+    return "-" if value is None else f"{100 * value:.1f}"

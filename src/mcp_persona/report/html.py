@@ -21,7 +21,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from mcp_persona.report.load import Episode, Run, by_protocol, categories_of, groups_of
-from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds
+from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds, trial_rows
+from mcp_persona.report.paper_tables import grid_dict, paper_grids
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 MAX_TEXT = 200_000  # longest tool result / model text kept in the file; the viewer truncates far earlier
@@ -41,7 +42,18 @@ def _event(e: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _episode(run_index: int, e: Episode, suite: str) -> dict[str, Any]:
+def _verdict(run: Run, e: Episode) -> dict[str, Any]:
+    """The episode's scores as its protocol declares them, whether it passed, and the reasons that decided it
+    (the result score of LiveMCP-101, the missed calls of MCPAgentBench, the failed checks of LiveMCPBench)."""
+    protocol = run.protocol
+    rows = {(r.get("task_id"), r.get("epoch", 0)): r for r in run.summary.get("episodes") or []}
+    v = protocol.verdict(rows.get((e.task_id, e.epoch)), e.record.get("score") or {},
+                         None if e.status == "ok" else e.error or "error")
+    return {"scores": [[label, v.values.get(key)] for label, key, _ in protocol.report_columns],
+            "primary": v.values.get(protocol.report_columns[0][1]), "passed": v.passed, "why": v.why}
+
+
+def _episode(run_index: int, run: Run, e: Episode, suite: str) -> dict[str, Any]:
     total, unknown = e.cost
     return {
         "run": run_index,
@@ -51,9 +63,8 @@ def _episode(run_index: int, e: Episode, suite: str) -> dict[str, Any]:
         "category": e.category,
         "status": e.status,
         "acc": e.acc,
-        "exec_acc": e.exec_acc,
-        "passed": e.passed,
-        "strict": e.strict,
+        **_verdict(run, e),
+        "strict": (e.record.get("score") or {}).get("strict"),  # None: the protocol has no strict pass
         "strict_failures": e.strict_failures,
         "stop_reason": e.stop_reason,
         "error": e.error,
@@ -88,7 +99,7 @@ def report_data(runs: Sequence[Run]) -> dict[str, Any]:
                   "notes": r.notes} for r in runs],
         "categories": categories_of(runs),
         "tasks": tasks,
-        "episodes": [_episode(i, e, str(r.config.get("suite"))) for i, r in enumerate(runs) for e in r.episodes],
+        "episodes": [_episode(i, r, e, str(r.config.get("suite"))) for i, r in enumerate(runs) for e in r.episodes],
     }
 
 
@@ -146,19 +157,20 @@ def _boards(runs: Sequence[Run]) -> list[dict[str, Any]]:
         boards.append({"id": "leaderboard" if n == 0 else f"leaderboard-{p.name}",
                        "title": p.title or p.name if len(groups) > 1 else "",
                        "columns": group[0].columns, "primary": group[0].primary[0], "noun": group[0].group_noun,
-                       "groups": cats, "rows": _board_rows(group, cats, index)})
+                       "groups": cats, "rows": _board_rows(group, cats, index),
+                       "paper_tables": [grid_dict(g) for g in paper_grids(ranked(group))],
+                       "trials": trial_rows(ranked(group))})
     return boards
 
 
-def _intro(runs: Sequence[Run]) -> str | None:
-    """The header's explanation of the scores; None: the persona text of the template."""
+def _intro(runs: Sequence[Run]) -> str:
+    """The header's explanation of the scores, in each protocol's words."""
     protocols = [g[0].protocol for g in by_protocol(runs)]
-    if all(p.name == "persona" for p in protocols):
-        return None
-    scores = "; ".join(f"{p.title or p.name}: " + ", ".join(f"{label} ({tip})" for label, _, tip in p.report_columns)
-                       for p in protocols)
-    return (f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; "
-            "cost in total.")
+    if len(protocols) == 1:
+        scores = protocols[0].intro()
+    else:
+        scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
+    return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; cost in total."
 
 
 def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]] | None) -> list[dict[str, str]]:

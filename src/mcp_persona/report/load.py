@@ -421,7 +421,7 @@ def _summary_from_store(config: dict[str, Any], suite: str | None,
     import dataclasses
 
     from mcp_persona.report.summary import build_summary
-    from mcp_persona.runner import RunConfig
+    from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import TaskFileError, load_tasks
 

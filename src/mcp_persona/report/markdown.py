@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mcp_persona.report.compare import Comparison
 from mcp_persona.report.load import Run, by_protocol, groups_of
+from mcp_persona.report.paper_tables import PUBLISHED_MARK, paper_grids
 
 DASH = "–"
 
@@ -99,16 +99,11 @@ def _extra(value: Any, fmt: str) -> str:
     return num(value, 2)
 
 
-PERSONA_INTRO = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
-                 "end state equivalent to the gold replay's, grounded answer) and tool errors in %; "
-                 "tokens, tool calls and time per episode.")
-
-
 def _intro(groups: Sequence[Sequence[Run]]) -> str:
-    if all(g[0].protocol.name == "persona" for g in groups):
-        return PERSONA_INTRO
-    scores = "; ".join(f"{g[0].protocol.title or g[0].protocol.name}: "
-                       + ", ".join(f"{label} ({tip})" for label, _, tip in g[0].columns) for g in groups)
+    protocols = [g[0].protocol for g in groups]
+    if len(protocols) == 1:
+        return f"Scores in %: {protocols[0].intro()}; tool errors in %; tokens, tool calls and time per episode."
+    scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
     return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode."
 
 
@@ -117,22 +112,29 @@ def _protocol_sections(runs: Sequence[Run], suffix: str) -> list[str]:
     order = ranked(runs)
     first = runs[0]
     parts = [f"## Leaderboard{suffix}", "", table(leaderboard_header(runs), leaderboard_rows(runs)), ""]
-    label, key = first.primary
     noun = first.group_noun
     header = [noun.capitalize(), *[r.label for r in order]]
-    parts += [f"## {label} by {noun}{suffix}", "", f"{label} in % (episodes).", "",
-              table(header, category_rows(runs, key)), ""]
-    keys = {k for _, k, _ in first.columns}
-    if "exec_acc" in keys and any(m.get("exec_acc") is not None for r in runs for m in r.groups.values()):
-        parts += [f"## Exec-Acc by {noun}{suffix}", "",
-                  "Exec-Acc in % (episodes); – where no task has an operate checkpoint.",
-                  "", table(header, category_rows(runs, "exec_acc")), ""]
+    labels = {k: label for label, k, _ in first.columns}
+    for key in first.protocol.report_group_metrics or (first.primary[1],):
+        if key != first.primary[1] and not any(m.get(key) is not None for r in runs for m in r.groups.values()):
+            continue  # a breakdown with nothing in it (no task has the checkpoint it counts)
+        parts += [f"## {labels[key]} by {noun}{suffix}", "", f"{labels[key]} in % (episodes); – where it does not "
+                  "apply.", "", table(header, category_rows(runs, key)), ""]
     extra = first.protocol.report_extra
     if extra:
         rows = [[r.label, *[_extra(r.metrics.get(k), fmt) for _, k, fmt in extra]] for r in order]
         parts += [f"## Efficiency{suffix}", "",
                   "The protocol's efficiency figures: per task averaged over the run, cost in total.", "",
                   table(["Run", *[lbl for lbl, _, _ in extra]], rows), ""]
+    return parts + _paper_sections(order, suffix)
+
+
+def _paper_sections(runs: Sequence[Run], suffix: str) -> list[str]:
+    """The protocol's paper tables in their layout, the paper's published rows beneath the runs."""
+    parts = []
+    for grid in paper_grids(runs):
+        rows = [[f"{r.label} ({PUBLISHED_MARK})" if r.published else r.label, *r.cells] for r in grid.rows]
+        parts += [f"## {grid.heading}{suffix}", "", grid.caption, "", table(grid.markdown_header(), rows), ""]
     return parts
 
 
@@ -152,9 +154,9 @@ def render_markdown(runs: Sequence[Run], title: str = "MCP-Persona report") -> s
         parts += ["## 95 % intervals", "", "Bootstrap over tasks (and over trials within a task), from each run's "
                   "summary: two runs whose intervals overlap may not differ (`mcp-persona compare` pairs them).", "",
                   table(["Run", "Metric", "Value", "95 % interval"], interval_rows), ""]
-    trial_rows = _trial_rows(order)
-    if trial_rows:
-        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trial_rows), ""]
+    trials = trial_rows(order)
+    if trials:
+        parts += ["## Trials", "", table(["Run", "Trials", "Metric", "Value"], trials), ""]
     notes = [f"- {r.label}: {n}" for r in order for n in r.notes]
     if notes:
         parts += ["## Notes", "", *notes, ""]
@@ -172,36 +174,15 @@ def _interval_rows(runs: Sequence[Run]) -> list[list[str]]:
     return rows
 
 
-def _trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+def trial_rows(runs: Sequence[Run]) -> list[list[str]]:
+    """The figures over repeated trials the run's protocol reports (pass@k and pass^k, avg@k, each trial's)."""
     rows = []
     for r in runs:
-        t: Any = r.summary.get("pass_k")
+        t: Any = r.summary.get(r.protocol.report_trials)
         if isinstance(t, dict) and (t.get("trials") or 1) > 1:
-            rows += [[r.label, str(t["trials"]), k, pct(v)] for k, v in t.items()
-                     if k != "trials" and isinstance(v, int | float)]
+            for k, v in t.items():
+                if k != "trials" and isinstance(v, int | float):
+                    rows.append([r.label, str(t["trials"]), k, pct(v)])
+                elif isinstance(v, list) and all(isinstance(x, int | float) for x in v):
+                    rows.append([r.label, str(t["trials"]), k, " · ".join(pct(x) for x in v)])
     return rows
-
-
-def render_comparison(cmp: Comparison, limit: int | None = None) -> str:
-    """Markdown of a comparison: headline deltas, then the changed tasks (regressions first)."""
-    m = cmp.metric_deltas()
-    lines = [f"## {cmp.a.label} → {cmp.b.label}", "",
-             table(["Metric", "A", "B", "Δ"], [
-                 [k, pct(v["a"]), pct(v["b"]), _delta(v["delta"])] for k, v in m.items()
-                 if k in ("acc", "sr_0_8", "exec_acc", "tool_error_rate")]), ""]
-    rows = []
-    changed = [t for t in cmp.tasks if t.change != "unchanged"]
-    for t in changed[:limit] if limit else changed:
-        rows.append([t.change, t.task_id, t.category, pct(t.a.acc if t.a else None), pct(t.b.acc if t.b else None),
-                     pct(t.a.exec_acc if t.a else None), pct(t.b.exec_acc if t.b else None),
-                     t.a.status if t.a else DASH, t.b.status if t.b else DASH])
-    unchanged = len(cmp.tasks) - len(changed)
-    if rows:
-        lines += [table(["Change", "Task", "Category", "Acc A", "Acc B", "Exec A", "Exec B", "Status A", "Status B"],
-                        rows, ["l", "l", "l", "r", "r", "r", "r", "l", "l"]), ""]
-    lines.append(f"{len(cmp.regressions)} regressions, {len(cmp.improvements)} improvements, {unchanged} unchanged.")
-    return "\n".join(lines)
-
-
-def _delta(v: float | None) -> str:
-    return DASH if v is None else f"{100 * v:+.1f}"

@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
-from mcp_persona.protocols import get_protocol
-from mcp_persona.runner import RunConfig
+from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
+from mcp_persona.run_config import RunConfig
 from mcp_persona.store import EpisodeRecord
 from mcp_persona.tasks import Task
-from mcp_persona.trajectory import Trajectory
 
 
 def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -105,34 +106,6 @@ def error_classes(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
             "first": first}
 
 
-def usage_metrics(records: Sequence[EpisodeRecord]) -> dict[str, float]:
-    """Tool calls, errors, rounds, tokens and time per episode: the same under every protocol."""
-    n = len(records) or 1
-    trajs = [r.trajectory for r in records]
-    tool_calls = [len(t.tool_calls) for t in trajs]
-    return {
-        "avg_tool_calls": sum(tool_calls) / n,
-        "tool_error_rate": (sum(sum(e.is_error for e in t.tool_calls) for t in trajs) / sum(tool_calls))
-        if sum(tool_calls) else 0.0,
-        "avg_rounds": sum(t.rounds for t in trajs) / n,
-        "avg_input_tokens": sum(t.usage.input_tokens for t in trajs) / n,
-        "avg_output_tokens": sum(t.usage.output_tokens for t in trajs) / n,
-        "avg_elapsed_s": sum(t.elapsed_s for t in trajs) / n,
-        **tool_def_stats(trajs),
-    }
-
-
-def tool_def_stats(trajs: Sequence[Trajectory]) -> dict[str, float]:
-    """What the tool definitions cost per model request (mean over requests, and the largest)."""
-    per_request = [(t.tool_def_chars, t.tool_def_tokens) for t in trajs for _ in t.model_calls]
-    n = len(per_request) or 1
-    return {
-        "tool_def_chars_per_request": sum(c for c, _ in per_request) / n,
-        "tool_def_tokens_per_request": sum(k for _, k in per_request) / n,
-        "tool_def_tokens_max": max((k for _, k in per_request), default=0),
-    }
-
-
 def write_summary(run_dir: Path, summary: dict[str, Any]) -> Path:
     path = run_dir / "summary.json"
     path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -144,12 +117,58 @@ def pct(v: float | None) -> str:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    """The run's scores on the console, from what its protocol declares: a table of the headline metrics per
+    group and overall, the protocol's extra figures, its own lines (:meth:`Protocol.summary_lines`), and the
+    intervals."""
     console = console or Console()
-    protocol = get_protocol(summary.get("protocol", "persona"))
-    protocol.print_summary(summary, console)
+    protocol = get_protocol(summary.get("protocol") or DEFAULT_PROTOCOL)
+    opts = summary.get("protocol_options") or {}
+    title = " · ".join([str(summary.get("suite")), f"agent={summary.get('agent')}",
+                        f"model={summary.get('model') or '-'}", f"tools={summary.get('tools')}",
+                        *(f"{k}={v}" for k, v in opts.items())])
+    noun = protocol.report_groups.removeprefix("by_").replace("_", " × ")
+    table = Table(title=escape(title))
+    for col in (noun, "tasks", *(label for label, _, _ in protocol.report_columns)):
+        table.add_column(col, justify="left" if col == noun else "right")
+    groups: dict[str, Any] = summary.get(protocol.report_groups) or {}
+    for name, m in [*((k, v) for k, v in groups.items() if v.get("n")), ("overall", summary.get("metrics") or {})]:
+        cells = (pct(m.get(key)) for _, key, _ in protocol.report_columns)
+        table.add_row(escape(str(name)), str(m.get("n", 0)), *cells, style="bold" if name == "overall" else None)
+    console.print(table)
+    metrics = summary.get("metrics") or {}
+    extra = [f"{label} {figure(metrics.get(key), fmt)}" for label, key, fmt in protocol.report_extra]
+    common = [f"tool calls/task {figure(metrics.get('avg_tool_calls'), 'num')}",
+              f"tool errors {pct(metrics.get('tool_error_rate'))}%",
+              f"output tokens/task {figure(metrics.get('avg_output_tokens'), 'num')}",
+              f"errors {summary.get('n_errors', 0)}"]
+    console.print(escape(" · ".join([*extra, *common])), soft_wrap=True)
+    for line in protocol.summary_lines(summary):
+        console.print(escape(line), soft_wrap=True)
     line = uncertainty_line(summary, protocol.report_columns)
     if line:
-        console.print(line)
+        console.print(escape(line), soft_wrap=True)
+    line = trials_line(summary.get(protocol.report_trials))
+    if line:
+        console.print(escape(line), soft_wrap=True)
+
+
+def trials_line(block: Any) -> str | None:
+    """The figures over repeated trials (pass@k, pass^k, avg@k) in one line; None for a single trial."""
+    if not isinstance(block, dict) or (block.get("trials") or 1) < 2:
+        return None
+    figures = [f"{k} {pct(v)}" for k, v in block.items() if k != "trials" and isinstance(v, int | float)]
+    return f"over {block['trials']} trials: " + " · ".join(figures) if figures else None
+
+
+def figure(value: Any, fmt: str) -> str:
+    """One figure as a declared format shows it: ``pct`` a 0..1 share in %, ``money`` USD, ``num`` a number."""
+    if value is None:
+        return "-"
+    if fmt == "pct":
+        return pct(value) + "%"
+    if fmt == "money":
+        return f"${value:.4f}"
+    return f"{value:,.2f}" if abs(value) < 100 else f"{value:,.0f}"
 
 
 def uncertainty_line(summary: dict[str, Any], columns: Sequence[tuple[str, str, str]]) -> str | None:

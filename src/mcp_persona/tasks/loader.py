@@ -31,10 +31,10 @@ def _suite_dir(name: str) -> Path:
 
 
 class SuiteInfo(BaseModel):
-    """``suite.json`` in a suite folder: which protocol its tasks follow."""
+    """``suite.json`` in a suite folder: which protocol its tasks follow (none: the platform's default)."""
 
     model_config = ConfigDict(extra="forbid")
-    protocol: str = "persona"
+    protocol: str | None = None
     description: str = Field("", description="one line on what the suite measures")
 
 
@@ -46,9 +46,7 @@ def _folder(source: str) -> Path | None:
 
 
 def suite_info(source: str) -> SuiteInfo:
-    """The suite's ``suite.json`` (a task file uses its folder's); none means the persona protocol."""
-    from mcp_persona.protocols import protocol_names
-
+    """The suite's ``suite.json`` (a task file uses its folder's); none names no protocol."""
     folder = _folder(source)
     path = folder / SUITE_FILE if folder is not None else None
     if path is None or not path.is_file():
@@ -57,15 +55,14 @@ def suite_info(source: str) -> SuiteInfo:
         info = SuiteInfo.model_validate_json(path.read_text(encoding="utf-8"))
     except ValidationError as exc:
         raise TaskFileError(f"{path}: invalid suite file: {exc.errors(include_url=False)[0]['msg']}") from exc
-    if info.protocol not in protocol_names():
-        raise TaskFileError(f"{path}: unknown protocol {info.protocol!r} (known: {', '.join(protocol_names())})")
     return info
 
 
 def load_tasks(source: str) -> list[Task]:
     """Tasks of a bundled suite (``persona``) or of a JSON file or folder of JSON files.
 
-    A file holds one task object or a list of them. Ids must be unique.
+    A file holds one task object or a list of them. Ids must be unique. What the suite's protocol asks of its
+    tasks is checked one level up (:func:`mcp_persona.protocols.load_suite`).
     """
     path = Path(source)
     if source in bundled_suites():
@@ -88,14 +85,6 @@ def load_tasks(source: str) -> list[Task]:
         if t.id in seen:
             raise TaskFileError(f"task id {t.id!r} appears twice ({seen[t.id]})")
         seen[t.id] = t.suite
-    from mcp_persona.protocols import get_protocol
-
-    protocol = get_protocol(suite_info(source).protocol)
-    problems = [f"  task {t.id}: {p}" for t in tasks for p in protocol.task_problems(t)]
-    if problems:
-        more = f"\n  ... and {len(problems) - 8} more" if len(problems) > 8 else ""
-        raise TaskFileError(f"{source}: tasks unfit for the {protocol.name} protocol:\n" + "\n".join(problems[:8])
-                            + more)
     return tasks
 
 

@@ -28,6 +28,7 @@ from mcp_persona.apps._mail import (
 )
 from mcp_persona.apps._mail.message import newest_first
 from mcp_persona.apps._mail.search import MatchContext, matches
+from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
 from mcp_persona.context_tree.ids import generate_id
 
@@ -56,6 +57,9 @@ APP = Email163App(
     description="The user's personal 163.com mailbox through an IMAP/SMTP email server: list, read, search, "
                 "send, move and delete mail; account setup and connection tests.",
     real_server="TimeCyber/email-mcp",
+    strict=[StrictNote("search_emails", "query", ("plural", "qualifier", "phrase"),
+                       "keywords match as text, like an IMAP SEARCH on the mail server: 'pickups' is not in "
+                       "'pickup', and 'Shanghai, China' needs both words in the message")],
 )
 
 # -- providers (the real server's table, in its order) ---------------------------------------------

@@ -30,6 +30,7 @@ from mcp_persona.apps._mail import (
 )
 from mcp_persona.apps._mail.message import newest_first
 from mcp_persona.apps._mail.search import MatchContext, matches
+from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure
 from mcp_persona.apps.paging import page
 from mcp_persona.context_tree.ids import generate_id
@@ -78,6 +79,9 @@ APP = GmailApp(
     description="The user's Gmail (Google Workspace) mailbox: search, read, send and draft mail; manage labels "
                 "and threads.",
     real_server="GongRzhe/Gmail-MCP-Server (interface modelled; no open server of the paper's hosted Gmail)",
+    strict=[StrictNote("search_emails", "query", ("plural", "qualifier", "phrase"),
+                       "Gmail search matches whole words as written (case aside): no stemming, so 'dashboards' "
+                       "does not find 'dashboard', and every word of 'Shanghai, China' must be in the message")],
 )
 
 SYSTEM_LABELS = ("INBOX", "SENT", "DRAFT", "SPAM", "TRASH", "STARRED", "IMPORTANT", "UNREAD",

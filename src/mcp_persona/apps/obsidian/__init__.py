@@ -20,7 +20,8 @@ the others; obsidian_append_content creates a missing file; heading targets are
 fails with content-already-preexists-in-target; patching a frontmatter field that
 does not exist fails (the server cannot create it) and rewrites the whole
 frontmatter block; the simple search matches every word case-insensitively in
-markdown notes only, sorted by ascending score; 'glob' treats only '*' as a
+markdown notes only, sorted by ascending score (strict like Obsidian's: a word matches as written, so
+"dates" does not find "date", declared as the app's strict note); 'glob' treats only '*' as a
 wildcard and lets it cross folders; tags come from a frontmatter ``tags`` list
 plus inline #tags. Where upstream is broken the tool does what it promises: the
 recent-periodic-notes endpoint does not exist in the REST API, so here it lists the

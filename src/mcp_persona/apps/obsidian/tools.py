@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp_persona.apps._normalize import fold
+from mcp_persona.apps._normalize import StrictNote, fold
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json, unicode_json
 from mcp_persona.context_tree import Segment
 
@@ -75,6 +75,9 @@ APP = ObsidianApp(
     category="content",
     description="The notes of the user's Obsidian vault, through the Obsidian Local REST API.",
     real_server="MarkusPfundstein/mcp-obsidian",
+    strict=[StrictNote("obsidian_simple_search", "query", ("plural", "phrase"),
+                       "Obsidian's simple search (the REST API's /search/simple/) finds each word as written, "
+                       "case aside: 'dates' does not find 'date'")],
 )
 
 

@@ -37,7 +37,8 @@ with the real "未找到评论输入框..." text.
 Simulator choices (not in the real server): get_login_qrcode, when logged out, returns the QR code and
 the persona scans it at once, so the session is restored; user cards (note authors, commenters) carry
 the user's ``xsecToken``; search matches every space-separated word in title, text, tags or author
-nickname (a run of 4+ CJK characters also matches as two-character words) and ranks 综合 by where the
+nickname (a run of 4+ CJK characters also matches as two-character words; a Latin word also in
+another number or form, through the shared normalisation, as the site's fuzzy search does) and ranks 综合 by where the
 words hit; 同城/附近 compare the note's IP location with the user's; opening a note marks it 已看过
 (``viewed``, a read side effect); local files are those listed in the context's ``local_files`` (a path
 not there fails with 图片文件不存在 / 视频文件不存在或不可访问), remote http(s) images are accepted;

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_persona.apps._normalize import matches_all
 from mcp_persona.apps.base import App, AppEnv, FieldViolation, ToolFailure, compact_json
 from mcp_persona.context_tree.ids import generate_id
 
@@ -348,7 +349,10 @@ _CJK = re.compile(r"^[\u4e00-\u9fff]+$")
 def _token_hits(token: str, text: str) -> bool:
     if token in text:
         return True
-    return len(token) >= 4 and bool(_CJK.match(token)) and all(p in text for p in _chunks(token))
+    if _CJK.match(token):
+        return len(token) >= 4 and all(p in text for p in _chunks(token))
+    # a Latin word as the site's fuzzy search takes it: singular or plural, aliases (apps/_normalize.py)
+    return matches_all(token, text)
 
 
 @APP.tool()

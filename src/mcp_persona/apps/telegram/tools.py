@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.apps.base import App, AppEnv, FailureKind, FieldViolation, ToolFailure
 
 MAX_TEXT = 4096  # Telegram's limit for one text message
@@ -50,6 +51,9 @@ APP = TelegramApp(
     category="social",
     description="The signed-in Telegram account: its chats, groups, channels, contacts and messages.",
     real_server="invented (in the style of Telegram Bot API / MTProto MCP servers)",
+    strict=[StrictNote("search_messages", "query", ("plural", "phrase"),
+                       "Telegram's message search matches a word inside longer words only: 'bug' finds 'bugs', "
+                       "'bugs' does not find 'bug'")],
 )
 
 ChatId = Annotated[

@@ -10,7 +10,7 @@
   such calls showed; an answer that pastes tool output (a dump: far too long, or mostly copied from the
   episode's data calls, see :mod:`mcp_persona.scoring.grounding`) fails (see
   :mod:`mcp_persona.protocols.livemcpbench.scoring`). With ``--judge`` the key-point judge too, whose
-  verdict is read strictly (see :mod:`mcp_persona.judges.keypoint`). Without a judge an episode
+  verdict is read strictly (see :mod:`mcp_persona.protocols.livemcpbench.keypoint`). Without a judge an episode
   succeeds when the rules pass; with one, ``--success`` says what decides: ``judge`` (the paper's
   LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
   counted; rule and judge success are both reported whatever decides.
@@ -23,18 +23,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
+from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -67,6 +65,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
     report_groups = "by_domain"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
@@ -74,7 +73,7 @@ class LiveMCPBenchProtocol(Protocol):
     route_library = "livemcptool"
     options = (Option("success", "judge", "with --judge, what decides success: judge (the paper: the key-point "
                                           "judge alone), rules, or both (rules and judge)",
-                      ("judge", "rules", "both")),)
+                      ("judge", "rules", "both"), needs_judge=True),)
     reads_documents = True
 
     def task_problems(self, task: Task) -> list[str]:
@@ -135,7 +134,7 @@ class LiveMCPBenchProtocol(Protocol):
         return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
-        return LibraryEnvironment(task, tools=tools, protocol=self, pool=spec)
+        return LibraryEnvironment(task, tools=tools, library="livemcptool", pool=spec)
 
     def system_prompt(self, task: Task, env: Environment, skills: str | None = None) -> str:
         workdir = env.workdir if isinstance(env, LibraryEnvironment) else "(none)"
@@ -157,11 +156,12 @@ class LiveMCPBenchProtocol(Protocol):
                 "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
                 "dump_why": dump, **efficiency(trajectory)}
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         if judging is None or record.score is None:
-            return
-        from mcp_persona.judges.keypoint import KeyPointJudge
+            return record
+        record = record.model_copy(update={"score": dict(record.score)})  # the rules' score stays as it was
         from mcp_persona.livemcptool import catalogue
+        from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
         # the judge sees only executed tools (as LiveMCPBench shows it), with the library's descriptions
         trajectory = record.trajectory.model_copy(
@@ -169,7 +169,7 @@ class LiveMCPBenchProtocol(Protocol):
         entries = catalogue()
         descriptions = {f"{c.server}:{c.tool}": t.description for c in trajectory.tool_calls
                         if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
-        verdict = await KeyPointJudge(judging.checkpoint.client).judge(task, trajectory,
+        verdict = await judging.judge(KeyPointJudge).judge(task, trajectory,
                                                                         tool_descriptions=descriptions)
         record.verdicts = [verdict.model_dump(mode="json")]
         judged = verdict.status == "ok" and verdict.score == 1.0
@@ -180,6 +180,7 @@ class LiveMCPBenchProtocol(Protocol):
         rules = bool(record.score["rule_success"])
         # the paper's LiveMCPEval decides alone; "both" also asks the rules; "rules" keeps the judge as a record
         record.score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""
@@ -201,18 +202,14 @@ class LiveMCPBenchProtocol(Protocol):
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
         from mcp_persona.protocols.persona import judge_stats
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
         costs = [e.cost_usd for r in records for e in r.trajectory.model_calls if e.cost_usd is not None]
         metrics = aggregate(rows) | usage_metrics(records) | {"cost_usd": sum(costs) if costs else None}
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},
@@ -227,29 +224,17 @@ class LiveMCPBenchProtocol(Protocol):
         return {"success_rate": (float(row["success"]), 1.0), "rule_success_rate": (float(row["rule_success"]), 1.0),
                 "judge_success_rate": (float(judged or 0.0), float(judged is not None))}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The checks that failed and why, and the judge's verdict where one was asked."""
+        why = [f"{c.get('kind')} check failed: {c.get('summary')} ({c.get('why') or 'not met'})"
+               for c in score.get("checks") or [] if not c.get("passed")]
+        if score.get("judge_status") is not None:
+            why.append(f"key-point judge: {score['judge_status']}, success {score.get('judge_success')}")
+        return why
 
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'}")
-        for col in ("domain", "tasks", "success", "steps", "tools", "execute", "route"):
-            table.add_column(col, justify="left" if col == "domain" else "right")
-
-        def row(name: str, m: dict[str, Any], **kw: Any) -> None:
-            table.add_row(name, str(m["n"]), pct(m["success_rate"]), f"{m['avg_steps']:.1f}", f"{m['avg_tools']:.1f}",
-                          f"{m['avg_execute']:.1f}", f"{m['avg_route']:.1f}", **kw)
-
-        for d, m in summary["by_domain"].items():
-            if m["n"]:
-                row(d, m)
-        row("overall", summary["metrics"], style="bold")
-        console.print(table)
-        m = summary["metrics"]
-        cost = "-" if m.get("cost_usd") is None else f"${m['cost_usd']:.4f}"
-        console.print(f"output tokens/task {m['avg_output_tokens']:.0f} · cost {cost} · errors {summary['n_errors']}")
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         kinds = summary.get("error_taxonomy") or {}
-        if any(kinds.values()):
-            console.print("failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items()))
-
+        return ["failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items())] if any(kinds.values()) else []
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is a failure with the efficiency of whatever it did."""

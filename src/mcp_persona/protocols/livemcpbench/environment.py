@@ -22,10 +22,9 @@ import anyio
 import anyio.abc
 from mcp.types import TextContent
 
-from mcp_persona.environment import Environment, PoolTool
+from mcp_persona.environment import Environment, PoolSpec, PoolTool, ToolPool
 from mcp_persona.livemcptool import Episode, catalogue, open_episode
 from mcp_persona.livemcptool.real import REAL_SERVERS, RealSession
-from mcp_persona.protocols.base import PoolSpec, Protocol, ToolPool
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent
 
@@ -54,12 +53,11 @@ def _fill(value: Any, workdir: str) -> Any:
 
 
 class LibraryEnvironment(Environment):
-    def __init__(self, task: Task, *, tools: ToolPool, protocol: Protocol, pool: PoolSpec) -> None:
+    def __init__(self, task: Task, *, tools: ToolPool, library: str, pool: PoolSpec) -> None:
         # Not Environment.__init__: there are no persona apps or context trees here.
-        self.library = protocol.route_library
+        self.library = library
         self.task = task
         self.pool_kind = tools
-        self.protocol = protocol
         self.spec = pool
         self.apps = {}
         self.initial = {}

@@ -5,7 +5,8 @@ right arguments, in the right serial / parallel order, at what token and time co
 * prompt: the request and the time; never how many tools to call;
 * score: finished / efficiently finished (:mod:`.scoring`);
 * run metrics: TFS, TEFS (weighted by gold calls), the paper's TFS and TEFS rules and why they differ
-  from ours, token and time efficiency, per task type and domain, avg@k over trials.
+  from ours, TFS and TEFS by outcome (a call matched by what it returns: :mod:`.outcome`), token and time
+  efficiency, per task type and domain, avg@k over trials.
 """
 
 from __future__ import annotations
@@ -14,18 +15,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
+from mcp_persona.protocols.mcpagentbench.paper import PAPER_TABLES
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import RunConfig
+    from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -60,8 +59,14 @@ class MCPAgentBenchProtocol(Protocol):
         ("TEFS", "tefs", "task efficiency finish score: finished without redundant calls"),
         ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it (its name-only tools included)"),
         ("TEFS-paper", "tefs_paper", "TEFS as the paper's checker counts it (its name-only tools included)"),
+        ("TFS-outcome", "tfs_outcome", "TFS with a call matched by what it returns on the same state, not its "
+                                       "arguments"),
+        ("TEFS-outcome", "tefs_outcome", "TEFS with a call matched by what it returns on the same state, not its "
+                                         "arguments"),
     )
     report_groups = "by_type"
+    paper_tables = PAPER_TABLES
+    report_trials = "avg_k"
     honours = frozenset()  # a fixed system prompt and the request alone
     scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
@@ -107,7 +112,9 @@ class MCPAgentBenchProtocol(Protocol):
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
-        return scoring.score_episode(task, trajectory)
+        from mcp_persona.protocols.mcpagentbench.outcome import score_outcome
+
+        return scoring.score_episode(task, trajectory) | await score_outcome(self, task, trajectory.tool_calls, env)
 
     def short_of_full(self, score: dict[str, Any]) -> str | None:
         if score["finished"] and score["efficient"]:
@@ -116,16 +123,12 @@ class MCPAgentBenchProtocol(Protocol):
                f"extra {score['extra']}"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": scoring.run_metrics(rows) | usage_metrics(records),
             "uncertainty": self.uncertainty(rows),
             "by_type": {k: v for k, v in scoring.grouped(rows, "type").items()},
@@ -140,34 +143,26 @@ class MCPAgentBenchProtocol(Protocol):
         weight = float(row["weight"])  # a task weighs as many gold calls as it has
         return {"tfs": (float(row["finished"]), weight), "tefs": (float(row["efficient"]), weight),
                 "tfs_paper": (float(row["paper_finished"]), weight),
-                "tefs_paper": (float(row.get("paper_efficient", False)), weight)}
+                "tefs_paper": (float(row.get("paper_efficient", False)), weight),
+                "tfs_outcome": (float(row.get("outcome_finished", False)), weight),
+                "tefs_outcome": (float(row.get("outcome_efficient", False)), weight)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """Which gold calls were missed and which calls were extra, by the argument rule and by outcome."""
+        why = [f"gold call not made (arguments rule): {c}" for c in score.get("missing") or []]
+        why += [f"extra call (not efficient): {c}" for c in score.get("extra") or []]
+        if score.get("finished") != score.get("outcome_finished"):
+            why.append("by outcome: " + ("finished" if score.get("outcome_finished") else "not finished"))
+        return why
 
-        opts = summary.get("protocol_options") or {}
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"K={opts.get('candidates')} ({opts.get('distractors')})")
-        for col in ("group", "tasks", "TFS", "TEFS", "TFS (paper rule)", "TEFS (paper rule)"):
-            table.add_column(col, justify="left" if col == "group" else "right")
-        for group in ("by_domain_type", "by_domain"):
-            for name, m in summary[group].items():
-                table.add_row(name, str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]),
-                              pct(m.get("tefs_paper")))
-        m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["tfs"]), pct(m["tefs"]), pct(m["tfs_paper"]),
-                      pct(m.get("tefs_paper")), style="bold")
-        console.print(table)
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
+        lines = []
         for metric, d in (summary.get("paper_differences") or {}).items():
             if d["episodes"]:
                 why = ", ".join(f"{k} {n}" for k, n in d["by_reason"].items())
-                console.print(f"{metric.upper()} paper rule vs ours: paper alone passes {d['paper_only']}, ours alone "
-                              f"{d['ours_only']} ({why})")
-        tok = "-" if m["token_efficiency"] is None else f"{m['token_efficiency']:.2f}"
-        tim = "-" if m["time_efficiency"] is None else f"{m['time_efficiency']:.1f}"
-        console.print(f"token efficiency {tok} per 1k output tokens · time efficiency {tim} per minute · "
-                      f"tool calls/task {m['avg_tool_calls']:.1f} · errors {summary['n_errors']}")
-
+                lines.append(f"{metric.upper()} paper rule vs ours: paper alone passes {d['paper_only']}, ours alone "
+                             f"{d['ours_only']} ({why})")
+        return lines
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is neither finished nor efficient."""
@@ -178,6 +173,8 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
             "weight": len(task.gold_calls), "finished": bool(score.get("finished")),
             "efficient": bool(score.get("efficient")), "paper_finished": bool(score.get("paper_finished")),
             "paper_efficient": bool(score.get("paper_efficient")), "paper_differs": score.get("paper_differs") or {},
+            "outcome_finished": bool(score.get("outcome_finished")),
+            "outcome_efficient": bool(score.get("outcome_efficient")),
             "output_tokens": record.trajectory.usage.output_tokens, "elapsed_s": record.trajectory.elapsed_s,
             "status": record.status, "error": record.error}
 

@@ -17,7 +17,8 @@ and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; ob
 TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` / ``tefs_paper`` are the peer
 code's rules (:func:`peer_tfs`, :func:`peer_tefs`), with its list of tools compared by name only
 (:data:`NAME_ONLY`), so a published run re-scored here gives its published numbers. Where the paper rule
-and ours disagree on an episode, :func:`difference_reasons` says why.
+and ours disagree on an episode, :func:`difference_reasons` says why. ``tfs_outcome`` / ``tefs_outcome``
+are ours with a call matched by what it returns rather than by its arguments (:mod:`.outcome`).
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def score_calls(task: Task, calls: Sequence[ToolCallEvent]) -> dict[str, Any]:
             match_index[(si, ci)] = hit
     extra = [f"{keys[i][0]} {keys[i][1]}" for i in range(len(calls)) if i not in used]
     finished = not missing and not extra
-    efficient = finished and _same_turns(task, calls, match_index)
+    efficient = finished and same_turns(task, calls, match_index)
     gold, turns = resolved_gold(task, matched), turns_of(calls)
     result = {"finished": finished, "efficient": efficient, "missing": missing, "extra": extra,
               "paper_finished": peer_tfs(gold, turns), "paper_efficient": peer_tefs(gold, turns),
@@ -130,7 +131,7 @@ def _turns(calls: Sequence[ToolCallEvent]) -> list[list[str]]:
     return [by_round[r] for r in sorted(by_round)]
 
 
-def _same_turns(task: Task, calls: Sequence[ToolCallEvent], match_index: dict[tuple[int, int], int]) -> bool:
+def same_turns(task: Task, calls: Sequence[ToolCallEvent], match_index: dict[tuple[int, int], int]) -> bool:
     """Each gold step's calls share one turn, and the steps' turns are distinct and in step order."""
     rounds = []
     for si, step in enumerate(task.gold):
@@ -288,6 +289,8 @@ def run_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "tefs": weighted([(r["weight"], r["efficient"]) for r in rows]),
         "tfs_paper": weighted([(r["weight"], r["paper_finished"]) for r in rows]),
         "tefs_paper": weighted([(r["weight"], r.get("paper_efficient", False)) for r in rows]),
+        "tfs_outcome": weighted([(r["weight"], r.get("outcome_finished", False)) for r in rows]),
+        "tefs_outcome": weighted([(r["weight"], r.get("outcome_efficient", False)) for r in rows]),
         "total_score": score,
         "token_efficiency": score / (tokens / 1000) if tokens else None,
         "time_efficiency": score / minutes if minutes else None,

@@ -8,19 +8,28 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
-from mcp_persona.agents.prompts import system_prompt, user_prompt
-from mcp_persona.judges.checkpoint import combine_scores, undecided_checkpoints
-from mcp_persona.judges.failures import (
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+    percent,
+)
+from mcp_persona.protocols.persona.distractors import distractors_for
+from mcp_persona.protocols.persona.failures import (
     FailureClassification,
+    FailureJudge,
     classify_failure,
     count_failure_modes,
     diagnose,
     is_failed,
 )
-from mcp_persona.protocols.base import AgreementItems, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
+from mcp_persona.protocols.persona.paper import PAPER_TABLES
+from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
+from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -28,7 +37,7 @@ from mcp_persona.tasks import OperateCheckpoint, Task
 
 if TYPE_CHECKING:
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
     from mcp_persona.validate import Report
@@ -45,6 +54,10 @@ def suite_servers(suite: str) -> tuple[str, ...]:
 class PersonaProtocol(Protocol):
     name = "persona"
     title = "MCP-Persona"
+    report_group_metrics = ("acc", "exec_acc")
+    report_intro = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
+                    "end state equivalent to the gold replay's, grounded answer)")
+    honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
         ("SR-0.8", "sr_0_8", "share of episodes with Acc > 0.8"),
@@ -53,6 +66,7 @@ class PersonaProtocol(Protocol):
                                 "equivalent to the gold replay's, grounded answer"),
     )
     report_groups = "by_category"
+    paper_tables = PAPER_TABLES
 
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
@@ -76,6 +90,13 @@ class PersonaProtocol(Protocol):
     def user_prompt(self, task: Task) -> str:
         return user_prompt(task)
 
+    def with_context_distractors(self, task: Task, n: int) -> Task:
+        """The task with ``n`` seeded distractor paragraphs appended to its unnecessary context."""
+        if n == 0 or "context_distractors" not in self.honours:  # a protocol built on this one may not take them
+            return super().with_context_distractors(task, n)
+        extra = distractors_for(task.id, n)
+        return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
+
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
         """The strict pass compares end states with the reference's: the concurrent reference run's when there
@@ -94,8 +115,10 @@ class PersonaProtocol(Protocol):
                                     "gold": []}) | {"source": source}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        await judge_episode(task, record, judging)
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        judged = record.model_copy(update={"score": dict(record.score) if record.score is not None else None})
+        await judge_episode(task, judged, judging)
+        return judged
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Checkpoint by checkpoint (the paper's Table 7): the score, rules' or judge's, in {0, 0.5, 1}."""
@@ -130,7 +153,7 @@ class PersonaProtocol(Protocol):
         return "; ".join(why) or "no strict pass"
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
@@ -142,15 +165,14 @@ class PersonaProtocol(Protocol):
                  "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
                  "stop_reason": r.trajectory.stop_reason, "error": r.error}
                 for s, r in zip(scores, records, strict=True)]
+        episodes = [(by_id[r.task_id], r, s.acc) for s, r in zip(scores, records, strict=True)]
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             "metrics": metrics,
             "uncertainty": self.uncertainty(rows),
             "by_category": by_category(scores),
+            "by_subset": by_subset(episodes),  # the paper's per-app subsets (its Table 7)
+            "subset_totals": subset_figures(episodes),
             "pass_k": trial_metrics(scores),
             "judge": judge_stats(config, records),
             "failure_modes": failure_modes(records, by_id),
@@ -164,29 +186,28 @@ class PersonaProtocol(Protocol):
                 "exec_acc": (float(exec_acc or 0.0), float(exec_acc is not None)),
                 "strict_sr": (float(bool(row.get("strict"))), 1.0)}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        """Passed as SR-0.8 counts it: Acc above 0.8."""
+        return (values.get("acc") or 0.0) > SR_THRESHOLD
 
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"tools={summary['tools']}")
-        for col in ("category", "tasks", "Acc", "SR-0.8", "Exec-Acc", "Strict"):
-            table.add_column(col, justify="left" if col == "category" else "right")
-        for cat, m in summary["by_category"].items():
-            table.add_row(cat, str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]), pct(m["strict_sr"]))
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        why = [f"checkpoint {c['index']} ({c['type']}) scored {c['score']}: {c.get('reason') or '-'}"
+               for c in score.get("checkpoints") or [] if c.get("score") != 1.0]
+        why += [f"collateral change: {c}" for c in score.get("collateral") or []]
+        if score.get("ungrounded"):
+            why.append("values in the answer no tool showed: " + ", ".join(map(str, score["ungrounded"])))
+        if score.get("answer_dump"):
+            why.append(f"the answer pastes tool output instead of answering ({score.get('dump_why') or 'a dump'})")
+        return why
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
-        table.add_row("overall", str(m["n"]), pct(m["acc"]), pct(m["sr_0_8"]), pct(m["exec_acc"]),
-                      pct(m["strict_sr"]), style="bold")
-        console.print(table)
-        console.print(
-            f"tool calls/task {m['avg_tool_calls']:.1f} · tool errors {pct(m['tool_error_rate'])}% · "
-            f"output tokens/task {m['avg_output_tokens']:.0f} · collateral {pct(m['collateral_rate'])}% · "
-            f"errors {summary['n_errors']}"
-        )
+        lines = [f"collateral damage in {percent(m['collateral_rate'])}% of episodes"]
         judge = summary.get("judge") or {}
         if judge.get("n_verdicts"):
-            console.print(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
-                          f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
-
+            lines.append(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
+                         f"{judge['n_unparseable']} unparseable, {judge['n_errors']} errored")
+        return lines
 
 _GOLD_CHANGES: dict[tuple[int, str, str], Counter[Signature] | None] = {}
 
@@ -205,7 +226,7 @@ async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Sign
     if key not in _GOLD_CHANGES:
         trajectory = Trajectory(task_id=task.id, agent="reference")
         try:
-            async with Environment(task, tools=tools) as env:
+            async with Environment(task, tools=tools, pool=PROTOCOL.pool(task, {}, tools)) as env:
                 await ReferenceAgent().run(task, env, trajectory)
                 failed = any(e.is_error for e in trajectory.tool_calls)
                 _GOLD_CHANGES[key] = None if failed else change_signatures(env.initial, env.final_states())
@@ -220,13 +241,13 @@ async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | No
     assert record.score is not None
     if judging is not None:
         wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
-        verdicts = {} if wanted == [] else await judging.checkpoint.judge_task(
+        verdicts = {} if wanted == [] else await judging.judge(CheckpointJudge).judge_task(
             task, record.trajectory, state_changes=record.diff, indexes=wanted)
         record.score = combine_scores(record.score, verdicts, policy=judging.policy)
         record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
     record.score["strict"] = strict_pass(record.score)
     if is_failed(record.score):
-        judge = judging.failure if judging is not None else None
+        judge = judging.judge(FailureJudge) if judging is not None else None
         record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
 
 

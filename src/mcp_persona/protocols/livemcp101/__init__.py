@@ -30,13 +30,19 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.table import Table
-
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.judges.failures import FAILURE_MODES
-from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, ReferenceExecution, ToolPool, item_id
+from mcp_persona.protocols.base import (
+    AgreementItems,
+    Option,
+    PoolSpec,
+    Protocol,
+    ReferenceExecution,
+    ToolPool,
+    item_id,
+)
+from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.protocols.persona.failures import FAILURE_MODES
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.scoring.checkpoints import score_episode
 from mcp_persona.tasks import Task
@@ -44,7 +50,7 @@ from mcp_persona.tasks import Task
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
     from mcp_persona.environment import Environment
-    from mcp_persona.runner import Judging, RunConfig
+    from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
 
@@ -121,6 +127,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         ("ATS", "ats", "average trajectory score (judged episodes only)"),
     )
     report_groups = "by_difficulty"
+    paper_tables = PAPER_TABLES
     honours = frozenset({"skills"})  # the request alone is the user prompt
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       bounds=(1, 60)),
@@ -172,21 +179,20 @@ class LiveMCP101Protocol(PersonaProtocol):
             "error": reference.error if reference is not None else None}
         return score
 
-    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-        from mcp_persona.judges.likert import LikertResultJudge, LikertTrajectoryJudge
+    async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
+        from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
 
-        await super().judge(task, record, judging)  # checkpoint verdicts (if any), strict pass, failure mode
+        record = await super().judge(task, record, judging)  # checkpoint verdicts, strict pass, failure mode
         if judging is None or record.score is None:
-            return
-        score = record.score
+            return record
+        score = record.score  # the judged copy's
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
-        client = judging.checkpoint.client
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
         # the concurrent reference run's answer and calls where there is one; the task's annotated ones otherwise
-        result = await LikertResultJudge(client).judge(
+        result = await judging.judge(LikertResultJudge).judge(
             task, record.trajectory, reference_answer=ran.trajectory.final_answer if ran is not None else None)
-        trajectory = await LikertTrajectoryJudge(client).judge(
+        trajectory = await judging.judge(LikertTrajectoryJudge).judge(
             task, record.trajectory, reference=ran.trajectory if ran is not None else None)
         record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
         score["judge_result_score"] = result.score if result.ok else None
@@ -195,6 +201,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
+        return record
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates its judge: the result score and the trajectory score each on
@@ -224,7 +231,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         return why
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-        from mcp_persona.report.summary import usage_metrics
+        from mcp_persona.scoring.usage import usage_metrics
 
         by_id = {t.id: t for t in tasks}
         rows = [episode_row(r, by_id[r.task_id]) for r in records]
@@ -232,11 +239,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
         cats = by_category(scores)
         return {
-            **config.to_dict(),
-            "n_tasks": len(tasks),
-            "n_episodes": len(records),
-            "n_errors": sum(1 for r in records if r.status == "error"),
-            "n_internal_errors": sum(len(r.internal_errors) for r in records),
+            **self.run_counts(config, tasks, records),
             # episodes whose concurrent reference run failed (scored against the memoised gold replay instead)
             "n_reference_errors": sum(1 for r in records if r.reference is not None and r.reference.status == "error"),
             "metrics": suite_metrics(scores) | metrics(rows) | usage_metrics(records)
@@ -254,26 +257,26 @@ class LiveMCP101Protocol(PersonaProtocol):
         return {"tsr": (float(result == 1.0), 1.0), "ars": (result, 1.0),
                 "ats": (float(trajectory or 0.0), float(trajectory is not None))}
 
-    def print_summary(self, summary: dict[str, Any], console: Console) -> None:
-        from mcp_persona.report.summary import pct
+    def passed(self, values: Mapping[str, float | None]) -> bool:
+        return Protocol.passed(self, values)  # a complete result (TSR), not persona's Acc above 0.8
 
-        opts = summary.get("protocol_options") or {}
-        table = Table(title=f"{summary['suite']} · agent={summary['agent']} · model={summary['model'] or '-'} · "
-                            f"pool={opts.get('pool_size')} servers · rounds={summary['max_rounds']}")
-        for col in ("difficulty", "tasks", "TSR", "ARS", "ATS"):
-            table.add_column(col, justify="left" if col == "difficulty" else "right")
-        for tier, m in [*summary["by_difficulty"].items(), ("overall", summary["metrics"])]:
-            ats = "-" if m["ats"] is None else pct(m["ats"])
-            table.add_row(tier, str(m["n"]), pct(m["tsr"]), pct(m["ars"]), ats,
-                          style="bold" if tier == "overall" else None)
-        console.print(table)
+    def explain(self, score: Mapping[str, Any]) -> list[str]:
+        """The result score that decides TSR, where it came from and why it is short, then the checkpoints'."""
+        result = score.get("result_score")
+        why = [f"result score {result} ({score.get('result_source') or 'rules'}); TSR counts only 1"]
+        if result is not None and result < 1.0 and score.get("result_source", "rules").startswith("rules"):
+            if score.get("ungrounded") or score.get("answer_dump"):
+                why.append("the answer is scored as if empty: it states values no tool showed or pastes tool output")
+            if score.get("collateral") or not (score.get("end_state") or {}).get("equivalent", True):
+                why.append("the end state differs from the reference run's (a change too many or in the wrong place)")
+        return why + super().explain(score)
+
+    def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         counts = summary["failure_modes"]
         modes = ", ".join(f"{k} {counts[k]}" for k in [*FAILURE_MODES, "undecided"] if counts.get(k)) or "none"
         how = f" (of {counts['failed']} failed: {counts['by_rules']} by rules, {counts['by_judge']} by a judge)" \
             if counts.get("failed") else ""
-        console.print(f"failure modes: {modes}{how} · errors {summary['n_errors']}"
-                      f" · reference run errors {summary.get('n_reference_errors', 0)}")
-
+        return [f"failure modes: {modes}{how} · reference run errors {summary.get('n_reference_errors', 0)}"]
 
 def executed_plan(trajectory: Trajectory) -> list[list[str]]:
     """The calls a run made as ``server:tool``, one list per round (calls in one round ran in parallel)."""

@@ -1,0 +1,133 @@
+"""MCPAgentBench's outcome rule beside the argument rule: scripted agents on the bundled suite's own tasks, the
+scores hand-computed (a task of one gold call weighs 1)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_persona.agents.noop import NoopAgent
+from mcp_persona.agents.reference import ReferenceAgent
+from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.mcpagentbench import episode_row, outcome
+from mcp_persona.protocols.mcpagentbench.published import RecordedAgent
+from mcp_persona.protocols.mcpagentbench.scoring import run_metrics
+from mcp_persona.runner import run_episode
+from mcp_persona.store import EpisodeRecord
+from mcp_persona.tasks import load_tasks
+
+MAB = get_protocol("mcpagentbench")
+TASKS = {t.id: t for t in load_tasks("mcpagentbench")}
+RENTALS = "day_single_04"  # "show me apartment rentals in Austin": search_rental_properties(Austin, apartment)
+EXPORT = "day_single_13"  # "export the OpenStreetMap data for Seattle as geojson to maps/seattle.geojson"
+BARBECUE = "day_serial_04"  # search_restaurant(Austin, Barbecue), then the details of the first by name
+
+
+def play(task_id: str, *turns: list[tuple[str, dict[str, Any]]]) -> EpisodeRecord:
+    """One episode of an agent that sends ``turns`` (a list of calls each) and stops."""
+    agent = RecordedAgent("scripted", {task_id: [list(t) for t in turns]})
+    record = anyio.run(lambda: run_episode(TASKS[task_id], agent, protocol=MAB))
+    assert record.status == "ok", record.error
+    return record
+
+
+def metrics(*records: EpisodeRecord) -> dict[str, Any]:
+    return run_metrics([episode_row(r, TASKS[r.task_id]) for r in records])
+
+
+def test_a_place_with_its_state_fails_the_argument_rule_and_does_the_job_by_outcome() -> None:
+    record = play(RENTALS, [("search_rental_properties", {"location": "Austin, TX", "property_type": "apartment"})])
+    assert '"property_id":"RP-3310"' in record.trajectory.tool_calls[0].result  # Austin's apartment all the same
+    score = record.score
+    assert score is not None
+    assert not score["finished"] and not score["paper_finished"]
+    assert score["outcome_finished"] and score["outcome_efficient"]
+    assert score["outcome_via"] == {"0.0": "reply"} and score["outcome_replay_diverged"] == []
+    m = metrics(record)
+    assert (m["tfs"], m["tefs"], m["tfs_paper"], m["tfs_outcome"], m["tefs_outcome"]) == (0.0, 0.0, 0.0, 1.0, 1.0)
+
+
+def test_other_arguments_with_another_reply_fail_both_rules() -> None:
+    record = play(RENTALS, [("search_rental_properties", {"location": "Dallas", "property_type": "apartment"})])
+    assert record.trajectory.tool_calls[0].result == '{"count":0,"results":[]}'
+    score = record.score
+    assert score is not None
+    assert not score["finished"] and not score["outcome_finished"]
+    assert score["outcome_missing"] == ['search_rental_properties {"location": "austin", "property_type": "apartment"}']
+    assert score["outcome_extra"] == ['search_rental_properties {"location": "dallas", "property_type": "apartment"}']
+    m = metrics(record)
+    assert (m["tfs"], m["tfs_outcome"], m["tefs_outcome"]) == (0.0, 0.0, 0.0)
+
+
+def test_a_write_to_another_place_fails_both_rules_and_one_with_the_same_effect_passes() -> None:
+    gold = {"city": "Seattle", "output_path": "maps/seattle.geojson", "format": "geojson"}
+    wrong = play(EXPORT, [("download_osm_data", gold | {"output_path": "exports/seattle.geojson"})])
+    assert '"status":"written"' in wrong.trajectory.tool_calls[0].result  # the write succeeded, elsewhere
+    assert wrong.score is not None and not wrong.score["finished"] and not wrong.score["outcome_finished"]
+    right = play(EXPORT, [("download_osm_data", gold)])
+    assert right.score is not None and right.score["finished"] and right.score["outcome_finished"]
+    m = metrics(wrong, right)
+    assert (m["tfs"], m["tfs_outcome"]) == (0.5, 0.5)
+
+
+def test_a_chain_takes_the_name_from_the_agents_own_reply_and_keeps_its_turns() -> None:
+    search = ("search_restaurant", {"location": "Austin, TX", "cuisineTypes": "Barbecue"})
+    details = ("get_restaurant_details", {"restaurant_name": "Smoke & Brisket"})  # the first result's name
+    two_turns = play(BARBECUE, [search], [details])
+    assert two_turns.score is not None
+    assert not two_turns.score["finished"]
+    assert two_turns.score["outcome_finished"] and two_turns.score["outcome_efficient"]
+    assert two_turns.score["outcome_via"] == {"0.0": "reply", "1.0": "arguments"}
+    one_turn = play(BARBECUE, [search, details])  # the second call cannot have waited for the first's reply
+    assert one_turn.score is not None
+    assert one_turn.score["outcome_finished"] and not one_turn.score["outcome_efficient"]
+    m = metrics(two_turns, one_turn)  # each weighs 2
+    assert (m["tfs"], m["tfs_outcome"], m["tefs_outcome"]) == (0.0, 1.0, 0.5)
+
+
+def test_run_metrics_weigh_the_outcome_rule_by_gold_calls_and_intervals_cover_it() -> None:
+    rows = [{"weight": 1, "finished": False, "efficient": False, "paper_finished": False,
+             "outcome_finished": True, "outcome_efficient": True},
+            {"weight": 3, "finished": False, "efficient": False, "paper_finished": False,
+             "outcome_finished": False, "outcome_efficient": False},
+            {"weight": 2, "finished": True, "efficient": False, "paper_finished": True,
+             "outcome_finished": True, "outcome_efficient": False}]
+    m = run_metrics([r | {"output_tokens": 0, "elapsed_s": 0.0} for r in rows])
+    assert m["tfs"] == pytest.approx(2 / 6) and m["tfs_outcome"] == pytest.approx(3 / 6)
+    assert m["tefs_outcome"] == pytest.approx(1 / 6)
+    assert MAB.headline_values(rows[0])["tfs_outcome"] == (1.0, 1.0)
+    block = MAB.uncertainty([r | {"task_id": str(i), "epoch": 0} for i, r in enumerate(rows)])
+    low, high = block["intervals"]["tfs_outcome"]
+    assert 0.0 <= low <= 3 / 6 <= high <= 1.0
+
+
+def _suite(agent: Any) -> list[EpisodeRecord]:
+    async def main() -> list[EpisodeRecord]:
+        return [await run_episode(task, agent, protocol=MAB) for task in TASKS.values()]
+
+    records = anyio.run(main)
+    assert all(r.status == "ok" and r.score is not None for r in records)
+    return records
+
+
+@pytest.mark.slow
+def test_every_gold_call_of_the_suite_does_its_own_job_by_outcome_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reference agent finishes every task by the outcome rule even when no two calls may match by their
+    arguments: each gold call, replayed on the state it saw, gives its own reply (a read) or state change."""
+    count = itertools.count()
+    monkeypatch.setattr(outcome, "call_key", lambda tool, args: (tool, str(next(count))))
+    scores = [r.score or {} for r in _suite(ReferenceAgent())]
+    assert all(s["outcome_finished"] and s["outcome_efficient"] and not s["outcome_replay_diverged"] for s in scores)
+    via = [v for s in scores for v in s["outcome_via"].values()]
+    assert len(via) == sum(len(t.gold_calls) for t in TASKS.values())
+    assert set(via) == {"reply", "state change"} and via.count("state change") >= 40
+
+
+@pytest.mark.slow
+def test_reference_and_noop_on_the_suite_by_both_rules() -> None:
+    for agent, full in ((ReferenceAgent(), 1.0), (NoopAgent(), 0.0)):
+        m = metrics(*_suite(agent))
+        assert (m["tfs"], m["tefs"], m["tfs_outcome"], m["tefs_outcome"]) == (full,) * 4, agent.name
