@@ -134,7 +134,7 @@ async def _undiscoverable(suite: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("suite", ["persona", "livemcp101", "mcpagentbench",
+@pytest.mark.parametrize("suite", ["persona", "mcpagentbench", pytest.param("livemcp101", marks=pytest.mark.slow),
                                    pytest.param("livemcpbench", marks=pytest.mark.slow)])
 def test_every_literal_of_every_shipped_suite_is_discoverable(suite: str) -> None:
     assert anyio.run(_undiscoverable, suite) == []
