@@ -7,19 +7,26 @@ it before it sends the call:
 
 * the agent is told it: the user prompt or the system prompt (the clock, the working folder);
 * an earlier step of the gold chain showed it (a reply of a call of an earlier step, on a fresh
-  environment) or the agent chose it itself in an earlier step (a note it created);
+  environment; a call of the same step runs beside it and shows nothing in time) or the agent chose it
+  itself in an earlier step (a note it created);
 * the tool documents it: one of the values its schema lists (``enum``, ``const``, ``default``,
   ``examples``) or named in the tool's or the argument's description (``primary`` for Lark's calendar).
 
 A path is also discoverable when each of its folders and its file name is; a list written as one string
 (``Beijing|Shanghai``) when each item is. Everything else the agent writes is its own choice, not a lookup:
-text (a message body, a new note's title, a query's wording), numbers it picks or works out (a limit, an
+text (a message body, a new note's title, a query's own words when the query names nothing of the world),
+numbers it picks or works out (a limit, an
 amount, a timestamp for "Friday 10:00"), dates and times (calendar arithmetic on the clock and the
 instruction's words). Protocols that score every argument against the gold call (MCPAgentBench) check
 every value as a literal instead: there the agent has no free choice.
 
 Values are compared as the scorers compare text (:func:`mcp_persona.scoring.normalize.normalize`: case,
-Unicode width, whitespace), as whole words: ``Sales`` is not found inside ``Wholesale``.
+Unicode width, whitespace), as whole words: ``Sales`` is not found inside ``Wholesale``, ``20`` is found in
+``d20`` but not in ``2026``. A name is also known by the other names its own record lists (a city's
+``aliases``: ``上海`` is ``Shanghai``), a phone number however it is grouped, a subject after its ``Re:``;
+a search's words (``query``, ``keywords``...) up to the plural and endings the simulators' searches ignore
+(:mod:`mcp_persona.apps._normalize`). Names looked up exactly (a folder, a title) are not reworded:
+"my project notes" does not tell the folder ``Projects``.
 """
 
 from __future__ import annotations
