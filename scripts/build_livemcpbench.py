@@ -133,8 +133,8 @@ def office() -> list[dict[str, Any]]:
         title = f"{col} regional summary"
         out.append(task(
             f"office_docx_report_{i + 1}", "office",
-            f"Read {name} and write a Word document {report} in my working folder with the heading "
-            f"'{title}' and a paragraph naming the region with the highest {col} figure and that figure.",
+            f"Read the {sheet} sheet of {name} and write a Word document {report} in my working folder with the "
+            f"heading '{title}' and a paragraph naming the region with the highest {col} figure and that figure.",
             [[read_sheet(name, sheet)],
              [call("word-document-server", "create_document", filename=f"{W}/{report}", title=title)],
              [call("word-document-server", "add_heading", filename=f"{W}/{report}", text=title, level=1)],
@@ -159,8 +159,8 @@ def office() -> list[dict[str, Any]]:
         steps.append([call("ppt", "save_presentation", file_path=f"{W}/{deck}", presentation_id="deck")])
         out.append(task(
             f"office_pptx_deck_{i + 1}", "office",
-            f"Make a PowerPoint deck {deck} in my working folder from {name}: one slide per region, each titled "
-            f"with the region name and its {col} figure.",
+            f"Make a PowerPoint deck {deck} in my working folder from the {sheet} sheet of {name}: one slide per "
+            f"region, each titled with the region name and its {col} figure.",
             steps, f"{deck} has {len(regions)} slides, one per region.",
             [f"Read the {len(regions)} regions of the spreadsheet {name}",
              f"Create a PowerPoint presentation with one slide per region, titled with the region and its {col} "

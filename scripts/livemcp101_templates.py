@@ -562,7 +562,7 @@ _compare_facts(
     "a['length_km'])\n",
     "the discharge ratio and length difference",
     f"{WS}/rivers.md",
-    "How many times more water does the Amazon carry than the Nile, and how much longer is the Nile? Use "
+    "How many times more water does the Amazon River carry than the Nile, and how much longer is the Nile? Use "
     "Wikipedia's figures.",
     "knowledge_medium_01",
 )
@@ -1235,8 +1235,8 @@ _brief(
     "'.2e'))\n",
     "the Fibonacci ratio and its gap to phi",
     f"{WS}/golden-ratio.md",
-    "Show how fast the ratio of consecutive Fibonacci numbers approaches the golden ratio: compute F(20)/F(19) and "
-    "how far it is from Wikipedia's value of the golden ratio.",
+    "Show how fast the ratio of consecutive terms of the Fibonacci sequence approaches the golden ratio: compute "
+    "F(20)/F(19) and how far it is from Wikipedia's value of the golden ratio.",
     "knowledge_hard_04",
 )
 _brief(
@@ -1247,8 +1247,8 @@ _brief(
     "print('height difference m: ' + str(fuji - eiffel))\n",
     "the ratio and the difference",
     f"{WS}/fuji-vs-eiffel.md",
-    "How many Eiffel Towers stacked on top of each other would reach the summit of Mount Fuji, and what's the "
-    "difference in metres? Use the heights on Wikipedia.",
+    "How many copies of the Eiffel Tower stacked on top of each other would reach the summit of Mount Fuji, and "
+    "what's the difference in metres? Use the heights on Wikipedia.",
     "knowledge_hard_05",
 )
 

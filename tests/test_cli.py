@@ -239,7 +239,7 @@ def test_validate_catches_an_unknowable_argument(tmp_path: Path) -> None:
         t["gold"] = t["gold"][1:]
 
     code, out = invoke("validate", "--suite", str(_task_file(tmp_path, "lark_003", edit)))
-    assert code == 1 and "'oc_ff2d3c425c8d99d19bdd0b6cc60d5d32' is not given to the agent" in out
+    assert code == 1 and "'oc_ff2d3c425c8d99d19bdd0b6cc60d5d32' is not discoverable" in out
 
 
 def test_validate_catches_a_gt_value_given_away_and_duplicates(tmp_path: Path) -> None:

@@ -200,7 +200,7 @@ def test_validation_rejects_an_argument_the_agent_cannot_know() -> None:
     assert anyio.run(check_task, known, MAB) == []
     unknown = make_task([[A]], "What's the weather in Seattle mid-month?", typ="single")
     problems = anyio.run(check_task, unknown, MAB)
-    assert any("date='2026-03-15' is neither in the request" in p for p in problems), problems
+    assert any("date='2026-03-15' is not discoverable" in p for p in problems), problems
 
 
 # -- the CLI end to end ---------------------------------------------------------------------------------------

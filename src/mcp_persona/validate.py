@@ -2,8 +2,8 @@
 
 A task passes when its servers, contexts and gold tools exist; each operate
 checkpoint is *not* already satisfied by the start state (else any agent passes);
-its search GT values are not given away by the instruction; every id-like gold
-argument is given to the agent or produced by an earlier step; its gold chain replays
+its search GT values are not given away by the instruction; every literal of the gold
+chain is discoverable (:mod:`mcp_persona.literals`); its gold chain replays
 without a tool error; every search GT value appears in the gold tool outputs (so
 the ground truth agrees with the context it came from); and the replay scores
 Acc = Exec-Acc = 1 with no collateral damage.
@@ -17,26 +17,22 @@ read must be answered as the real service would, in 97 % of cases and with no un
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 
-from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.context_tree import ContextTree, PathError, TreeError
 from mcp_persona.equivalents import TaskEquivalence, equivalence_problems, equivalence_test
+from mcp_persona.literals import ListingReference, literal_problems
 from mcp_persona.mutants import TaskMutation, mutation_test
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.robustness import RobustnessReport, robustness_gate
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.checkpoints import check_operate
-from mcp_persona.scoring.normalize import appears_in, decoded, looks_like_id, normalize
+from mcp_persona.scoring.normalize import appears_in, normalize
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, Task
-from mcp_persona.trajectory import ToolCallEvent
 
 
 @dataclass
@@ -122,17 +118,20 @@ def static_problems(task: Task) -> list[str]:
     return problems
 
 
-async def check_task(task: Task) -> list[str]:
+async def check_task(task: Task, protocol: Protocol | None = None) -> list[str]:
+    """``protocol``: the one whose prompts the agent is told (what makes a literal discoverable); the
+    replay itself is scored by the persona rules."""
     problems = static_problems(task)
     if problems:
         return problems
-    record = await run_episode(task, ReferenceAgent())
+    agent = ListingReference(protocol or get_protocol(DEFAULT_PROTOCOL))
+    record = await run_episode(task, agent)
     if record.status == "error":
         return [f"gold replay failed: {record.error}"]
     for e in record.trajectory.tool_calls:
         if e.is_error:
             problems.append(f"gold call {e.server}:{e.tool} returned an error: {e.result[:160]}")
-    problems.extend(unknowable_arguments(task, record.trajectory.tool_calls))
+    problems.extend(literal_problems(task, record.trajectory.tool_calls, agent.listing))
     outputs = [e.result for e in record.trajectory.tool_calls]
     for i, cp in enumerate(task.checkpoints):
         if isinstance(cp, SearchCheckpoint):
@@ -148,50 +147,6 @@ async def check_task(task: Task) -> list[str]:
         problems.append(f"gold replay causes collateral damage: {c}")
     if record.internal_errors:
         problems.extend(f"simulator crash: {e}" for e in record.internal_errors)
-    return problems
-
-
-def _leaves(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        return [] if set(value) == {"$ref"} else [x for v in value.values() for x in _leaves(v)]
-    if isinstance(value, list):
-        return [x for v in value for x in _leaves(v)]
-    if isinstance(value, int) and not isinstance(value, bool):
-        return [str(value)]
-    return [value] if isinstance(value, str) else []
-
-
-def _squash(text: str) -> str:
-    return "".join(normalize(decoded(text)).split())
-
-
-def unknowable_arguments(task: Task, calls: Sequence[ToolCallEvent]) -> list[str]:
-    """Gold arguments that name something in the user's apps (the value occurs in a start state) yet are
-    neither given to the agent (instruction, context, clock) nor produced by a call of an earlier step: a
-    task with one is unsolvable without guessing. A value found nowhere in the start states is a new name
-    the agent picks (a new note's path), not a lookup."""
-    start = _squash(json.dumps([get_app(s.server).load_context(s.context_id) for s in task.servers],
-                               ensure_ascii=False))
-    given = _squash("\n".join([task.instruction, *task.necessary_context.keys(), *task.necessary_context.values(),
-                                task.clock.describe(), task.clock.timezone]))
-    problems: list[str] = []
-    flat = [(si, call) for si, step in enumerate(task.gold) for call in step.calls]
-    outputs = [(si, _squash(e.result)) for (si, _), e in zip(flat, calls, strict=False)]
-    chosen = [(si, _squash(" ".join(_leaves(c.arguments)))) for si, c in flat]
-
-    def known(text: str, si: int) -> bool:
-        needle = "".join(normalize(text).split())
-        return needle in given or any(needle in out for sj, out in outputs + chosen if sj < si)
-
-    for si, call in flat:
-        for value in _leaves(call.arguments):
-            # a path may be composed from a listed folder and a listed file name; a list from listed ids
-            parts = [p.strip() for p in re.split(r"[/,]", value) if p.strip()]
-            needle = "".join(normalize(value).split())
-            if (looks_like_id(value) and needle in start and not known(value, si)
-                    and not all(known(p, si) for p in parts)):
-                problems.append(f"gold step {si} {call.qualified}: argument {value!r} is not given to the agent "
-                                "nor returned by an earlier step")
     return problems
 
 
@@ -217,9 +172,10 @@ def mutation_problems(task: Task, mutation: TaskMutation) -> list[str]:
     return problems
 
 
-async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True,
+                             protocol: Protocol | None = None) -> list[str]:
     """The replay check, then (if it passes) mutation testing of the task's checkpoints."""
-    problems = await check_task(task)
+    problems = await check_task(task, protocol)
     if mutants and not problems:
         mutation = await mutation_test(task)
         report.mutations.append(mutation)

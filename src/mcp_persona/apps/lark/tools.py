@@ -69,14 +69,19 @@ class Location(BaseModel):
     address: str | None = Field(None, max_length=255)
 
 
+# "primary" is the signed-in user's own calendar, as in Lark's open API: no lookup needed
+CALENDAR_ID = ("a calendar_id from calendar_v4_calendar_list, or primary for the signed-in user's primary "
+               "calendar")
+
+
 class CalendarPath(BaseModel):
     model_config = _OBJ
-    calendar_id: str = Field(min_length=1)
+    calendar_id: str = Field(min_length=1, description=CALENDAR_ID)
 
 
 class EventPath(BaseModel):
     model_config = _OBJ
-    calendar_id: str = Field(min_length=1)
+    calendar_id: str = Field(min_length=1, description=CALENDAR_ID)
     event_id: str = Field(min_length=1)
 
 

@@ -268,7 +268,8 @@ def slack_add_reaction(
     env: AppEnv,
     channel_id: ChannelId,
     timestamp: Annotated[str, Field(description="The timestamp of the message to react to")],
-    reaction: Annotated[str, Field(description="The name of the emoji reaction (without ::)")],
+    reaction: Annotated[str, Field(description="The name of the emoji reaction (without ::): a standard short "
+                                                "name such as thumbsup, eyes or white_check_mark (✅)")],
 ) -> dict[str, Any]:
     """Add a reaction emoji to a message (a channel message or a thread reply)."""
     ch = _conversation(env, channel_id, write=True)

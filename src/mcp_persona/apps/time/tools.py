@@ -21,7 +21,8 @@ APP = JsonApp(
     description="The current time in a time zone, and converting a time between zones.",
     real_server="modelcontextprotocol/servers time",
 )
-Zone = Field(min_length=1, max_length=64, description="IANA time zone name, e.g. 'Europe/London'")
+Zone = Field(min_length=1, max_length=64,
+             description="IANA time zone name (Area/City), e.g. 'Europe/London' or 'Asia/Tokyo'")
 
 
 @cache

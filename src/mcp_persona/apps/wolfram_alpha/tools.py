@@ -93,8 +93,10 @@ def calculate(env: AppEnv, expression: str = Field(min_length=1, max_length=500,
 
 @APP.tool()
 def convert_units(env: AppEnv, value: float = Field(ge=-1e15, le=1e15, description="The amount"),
-                  from_unit: str = Field(min_length=1, max_length=30, description="e.g. 'mi', 'kg', 'F'"),
-                  to_unit: str = Field(min_length=1, max_length=30, description="e.g. 'km', 'lb', 'C'")
+                  from_unit: str = Field(min_length=1, max_length=30,
+                                         description="a unit's symbol or name, e.g. 'mi', 'kg', 'F', 'm'"),
+                  to_unit: str = Field(min_length=1, max_length=30,
+                                       description="a unit's symbol or name, e.g. 'km', 'lb', 'C', 'ft' (feet)")
                   ) -> dict[str, Any]:
     """Convert a value between units of the same dimension (length, mass, time, volume, speed, area,
     energy, data, temperature)."""

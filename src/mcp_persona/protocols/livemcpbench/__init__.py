@@ -88,9 +88,10 @@ class LiveMCPBenchProtocol(Protocol):
 
     async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
         """The gold plan replays without a tool error and passes every rule (so its calls ground every GT
-        value); the instruction gives no GT value away; the noop agent and an agent that only states the
-        reference answer fail."""
-        from mcp_persona.agents import NoopAgent, ReferenceAgent
+        value); its literals are discoverable; the instruction gives no GT value away; the noop agent and an
+        agent that only states the reference answer fail."""
+        from mcp_persona.agents import NoopAgent
+        from mcp_persona.literals import ListingReference, literal_problems
         from mcp_persona.mutants import ReplayAgent
         from mcp_persona.runner import run_episode
         from mcp_persona.scoring.normalize import appears_in
@@ -103,11 +104,13 @@ class LiveMCPBenchProtocol(Protocol):
                              if appears_in(v, task.instruction)]
         if problems:
             return problems
-        record = await run_episode(task, ReferenceAgent(), protocol=self)
+        agent = ListingReference(self)
+        record = await run_episode(task, agent, protocol=self)
         if record.status != "ok" or record.score is None:
             return [f"gold replay errored: {record.error}"]
         problems += [f"gold call {c.server}:{c.tool} failed: {c.result[:200]}"
                      for c in record.trajectory.tool_calls if c.is_error]
+        problems += literal_problems(task, record.trajectory.tool_calls, agent.listing)
         problems += [f"gold replay fails a check: {c['summary']} ({c['why']})"
                      for c in record.score["checks"] if not c["passed"]]
         if record.score["answer_dump"]:

@@ -74,7 +74,7 @@ class PersonaProtocol(Protocol):
     async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
         from mcp_persona.validate import check_with_mutants
 
-        return await check_with_mutants(task, report, mutants=mutants)
+        return await check_with_mutants(task, report, mutants=mutants, protocol=self)
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         if tools == "selected":
