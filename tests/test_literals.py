@@ -11,10 +11,10 @@ import pytest
 
 from mcp_persona.literals import Listing, ListingReference, undiscoverable
 from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols.persona.validate import check_task
 from mcp_persona.runner import run_episode
 from mcp_persona.tasks import Task, load_tasks, suite_info
 from mcp_persona.trajectory import ToolCallEvent
-from mcp_persona.validate import check_task
 
 TASKS = Path(__file__).parents[1] / "src/mcp_persona/data/tasks"
 # a vault with one project note; a city that is also known by its English name; a calendar of type primary

@@ -22,7 +22,6 @@ from mcp_persona.protocols.paper_tables import (
     PaperTable,
     PublishedDataError,
     load_published,
-    published_results,
 )
 from mcp_persona.protocols.persona.subsets import subset_figures, subset_of
 from mcp_persona.report import load_run
@@ -88,7 +87,7 @@ def published_lines(suite: str, key: str) -> list[str]:
     ("livemcpbench", {"table2": 10, "table3": 10}), ("persona", {"table3": 13, "table7": 1})])
 def test_every_protocol_ships_its_papers_rows_and_they_validate(suite: str, rows: dict[str, int]) -> None:
     protocol = get_protocol(suite)
-    published = published_results(protocol)
+    published = protocol.published_results()
     assert {k: len(t.rows) for k, t in published.items()} == rows
     assert {t.key for t in protocol.paper_tables} == set(rows)
     for table in published.values():
@@ -97,7 +96,7 @@ def test_every_protocol_ships_its_papers_rows_and_they_validate(suite: str, rows
 
 def test_published_numbers_are_the_papers() -> None:
     def value(suite: str, key: str, model: str, group: str, metric: str) -> float:
-        rows = published_results(get_protocol(suite))[key].rows
+        rows = get_protocol(suite).published_results()[key].rows
         return next(r for r in rows if r.model == model).values[group][metric]
 
     assert value("livemcp101", "table1", "GPT-5", OVERALL, "tsr") == 58.42
@@ -268,7 +267,7 @@ def test_html_report_draws_the_paper_tables_with_the_published_rows_marked(refer
     run = load_run(reference_runs[suite])
     html = render_html([run], figures=False)
     protocol = get_protocol(suite)
-    published = published_results(protocol)
+    published = protocol.published_results()
     for table in protocol.paper_tables:
         assert f"<summary>{table.source}: {table.title}</summary>" in html
     # a published row per model of the tables whose rows are runs; published columns where rows are groups

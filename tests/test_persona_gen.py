@@ -24,8 +24,8 @@ from mcp_persona.persona_gen.pipeline import generate, make_candidate
 from mcp_persona.persona_gen.prototype import Prototype, PrototypeError, parse_prototype, prototype
 from mcp_persona.persona_gen.review import import_review, read_review, write_review
 from mcp_persona.persona_gen.sample import Chain, feeds_for, is_coherent, llm_realism, sample_chains
+from mcp_persona.protocols.persona.validate import check_task
 from mcp_persona.tasks import SearchCheckpoint, Task, load_tasks
-from mcp_persona.validate import check_task
 
 SERVERS = ["lark", "obsidian"]
 

@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli import app
+from mcp_persona.protocols.persona.validate import check_task
 from mcp_persona.store import RunStore
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, load_tasks
-from mcp_persona.validate import check_task
 
 TASKS = load_tasks("livemcp101")
 DOMAINS = {"travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",

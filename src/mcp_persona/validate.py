@@ -1,12 +1,11 @@
 """Check every data file and every task: the gold chain must solve each task perfectly.
 
-A task passes when its servers, contexts and gold tools exist; each operate
-checkpoint is *not* already satisfied by the start state (else any agent passes);
-its search GT values are not given away by the instruction; every literal of the gold
-chain is discoverable (:mod:`mcp_persona.literals`); its gold chain replays
-without a tool error; every search GT value appears in the gold tool outputs (so
-the ground truth agrees with the context it came from); and the replay scores
-Acc = Exec-Acc = 1 with no collateral damage.
+Every context loads and no two tasks are the same. A task passes when it passes its protocol's own checks
+(:meth:`Protocol.validate_task`: MCP-Persona's in :mod:`mcp_persona.protocols.persona.validate` — servers,
+contexts and tools exist, no operate checkpoint is satisfied at the start, no GT value is given away, every
+literal of the gold chain is discoverable, the gold chain replays to a full score with no collateral damage)
+and, where the protocol's scoring is mutation-tested, no mutant of its gold chain survives
+(:mod:`mcp_persona.mutants`).
 
 A task that passes is then equivalence-tested under its protocol (:mod:`mcp_persona.equivalents`): the
 reference answer and the gold output files in other reasonable forms must keep the full score.
@@ -23,16 +22,12 @@ from dataclasses import dataclass, field
 import anyio
 
 from mcp_persona.apps import app_names, get_app
-from mcp_persona.context_tree import ContextTree, PathError, TreeError
 from mcp_persona.equivalents import TaskEquivalence, equivalence_problems, equivalence_test
-from mcp_persona.literals import ListingReference, literal_problems
 from mcp_persona.mutants import TaskMutation, mutation_test
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.robustness import RobustnessReport, robustness_gate
-from mcp_persona.runner import run_episode
-from mcp_persona.scoring.checkpoints import check_operate
-from mcp_persona.scoring.normalize import appears_in, normalize
-from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, Task
+from mcp_persona.scoring.normalize import normalize
+from mcp_persona.tasks import Task
 
 
 @dataclass
@@ -79,77 +74,6 @@ def check_contexts(report: Report) -> None:
             report.contexts_checked += 1
 
 
-def static_problems(task: Task) -> list[str]:
-    problems: list[str] = []
-    for sc in task.servers:
-        if sc.server not in app_names():
-            problems.append(f"unknown server {sc.server!r}")
-        elif sc.context_id not in get_app(sc.server).context_ids():
-            problems.append(f"{sc.server} has no context {sc.context_id!r}")
-    if problems:
-        return problems
-    given = task.instruction + "\n" + "\n".join(task.necessary_context.values())
-    for i, cp in enumerate(task.checkpoints):
-        if isinstance(cp, SearchCheckpoint):
-            leaked = [v for v in cp.gt_value if appears_in(v, given)]
-            if leaked:
-                problems.append(f"checkpoint {i}: GT {leaked} already stated in the instruction or context")
-    for call in task.gold_calls:
-        if call.tool not in get_app(call.server).tool_names:
-            problems.append(f"gold call {call.qualified}: no such tool")
-    for i, cp in enumerate(task.checkpoints):
-        if not isinstance(cp, OperateCheckpoint):
-            continue
-        app = get_app(cp.server)
-        if cp.tool not in app.tool_names:
-            problems.append(f"checkpoint {i}: {cp.server} has no tool {cp.tool!r}")
-        if cp.entity is not None and cp.entity not in app.hierarchy.entities:
-            problems.append(f"checkpoint {i}: {cp.server} has no entity type {cp.entity!r}")
-            continue
-        start = app.load_context(task.context_of(cp.server) or "")
-        if cp.target is not None:
-            try:
-                ContextTree(app.hierarchy, start).get(cp.target)
-            except (PathError, TreeError) as exc:
-                problems.append(f"checkpoint {i}: target {cp.target!r} not in the start state ({exc})")
-                continue
-        if check_operate(i, cp, app.hierarchy, start, start).score == 1.0:
-            problems.append(f"checkpoint {i}: already satisfied by the start state")
-    return problems
-
-
-async def check_task(task: Task, protocol: Protocol | None = None) -> list[str]:
-    """``protocol``: the one whose prompts the agent is told (what makes a literal discoverable); the
-    replay itself is scored by the persona rules."""
-    problems = static_problems(task)
-    if problems:
-        return problems
-    agent = ListingReference(protocol or get_protocol(DEFAULT_PROTOCOL))
-    record = await run_episode(task, agent)
-    if record.status == "error":
-        return [f"gold replay failed: {record.error}"]
-    for e in record.trajectory.tool_calls:
-        if e.is_error:
-            problems.append(f"gold call {e.server}:{e.tool} returned an error: {e.result[:160]}")
-    problems.extend(literal_problems(task, record.trajectory.tool_calls, agent.listing))
-    outputs = [e.result for e in record.trajectory.tool_calls]
-    for i, cp in enumerate(task.checkpoints):
-        if isinstance(cp, SearchCheckpoint):
-            # a derived value is worked out from shown numbers (grounding checks those), not shown itself
-            missing = [v for v in cp.gt_value if v not in cp.derived and not any(appears_in(v, o) for o in outputs)]
-            if missing:
-                problems.append(f"checkpoint {i}: GT {missing} not in any gold tool output")
-    assert record.score is not None
-    for c in record.score["checkpoints"]:
-        if c["score"] is not None and c["score"] < 1.0:
-            problems.append(f"checkpoint {c['index']} ({c['type']}) scores {c['score']} on replay: {c['reason']}")
-    for c in record.score["collateral"]:
-        problems.append(f"gold replay causes collateral damage: {c}")
-    if record.internal_errors:
-        problems.extend(f"simulator crash: {e}" for e in record.internal_errors)
-    return problems
-
-
 def duplicate_tasks(tasks: Sequence[Task]) -> list[str]:
     seen: dict[tuple[str, tuple[str, ...]], str] = {}
     problems = []
@@ -172,11 +96,11 @@ def mutation_problems(task: Task, mutation: TaskMutation) -> list[str]:
     return problems
 
 
-async def check_with_mutants(task: Task, report: Report, *, mutants: bool = True,
-                             protocol: Protocol | None = None) -> list[str]:
-    """The replay check, then (if it passes) mutation testing of the task's checkpoints."""
-    problems = await check_task(task, protocol)
-    if mutants and not problems:
+async def check_with_mutants(task: Task, protocol: Protocol, report: Report, *, mutants: bool = True) -> list[str]:
+    """The protocol's checks of the task, then (if they pass and the protocol's scoring is mutation-tested)
+    mutation testing of the task's checkpoints."""
+    problems = await protocol.validate_task(task)
+    if mutants and protocol.mutation_tested and not problems:
         mutation = await mutation_test(task)
         report.mutations.append(mutation)
         problems = mutation_problems(task, mutation)
@@ -203,7 +127,7 @@ async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, 
 
     async def one(i: int, task: Task) -> None:
         async with limiter:
-            problems = await protocol.validate_task(task, report, mutants=mutants)
+            problems = await check_with_mutants(task, protocol, report, mutants=mutants)
             if equivalents and not problems:
                 problems = await check_equivalents(task, protocol, report)
             found[i] = [f"task {task.id}: {p}" for p in problems]

@@ -1,6 +1,6 @@
 """Persona-Gen end to end: chains -> prototypes -> enriched drafts -> fuzzy tasks -> review candidates.
 
-Each candidate is checked with :func:`mcp_persona.validate.check_task` on the way out, so the review
+Each candidate is checked with :func:`mcp_persona.protocols.persona.validate.check_task` on the way out, so the review
 file says which ones already pass; a person then accepts, edits or rejects them
 (:mod:`mcp_persona.persona_gen.review`).
 """
@@ -121,7 +121,7 @@ async def make_candidate(client: ChatClient, graph: ToolGraph, chain: Chain, *, 
     notes = [f"prototype: {proto.template}", f"S_inst: {draft.instruction}", *fuzzed.notes]
     problems: list[str] = []
     if validate:
-        from mcp_persona.validate import check_task
+        from mcp_persona.protocols.persona.validate import check_task
 
         problems = await check_task(task)
     return Candidate(task, chain, proto, notes, problems)

@@ -7,7 +7,8 @@
 
 A person edits the ``task`` as needed and sets ``status`` to ``accepted`` or ``rejected``.
 :func:`import_review` then passes each accepted task through the validation gate
-(:func:`mcp_persona.validate.static_problems` and :func:`~mcp_persona.validate.check_task`, plus
+(MCP-Persona's :func:`~mcp_persona.protocols.persona.validate.static_problems` and
+:func:`~mcp_persona.protocols.persona.validate.check_task`, plus
 duplicates against the suite folder) and writes the ones that pass to ``<suite_dir>/<id>.json``;
 rejected, pending and failing candidates are not written, and the report says why.
 """
@@ -87,8 +88,9 @@ def read_review(path: Path) -> list[ReviewItem]:
 
 async def import_review(path: Path, suite_dir: Path, *, overwrite: bool = False) -> ImportReport:
     """Validate every accepted candidate of a review file and write the ones that pass to ``suite_dir``."""
+    from mcp_persona.protocols.persona.validate import check_task, static_problems
     from mcp_persona.tasks import TaskFileError, load_tasks
-    from mcp_persona.validate import check_task, duplicate_tasks, static_problems
+    from mcp_persona.validate import duplicate_tasks
 
     report = ImportReport()
     existing: list[Task] = []

@@ -27,12 +27,11 @@ from mcp_persona.environment import Environment, PoolSpec, ToolPool
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
-    from mcp_persona.protocols.paper_tables import PaperTable
+    from mcp_persona.protocols.paper_tables import PaperTable, PublishedTable
     from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
-    from mcp_persona.validate import Report
 
 @dataclass(frozen=True)
 class Option:
@@ -111,6 +110,7 @@ class Protocol:
     # the ablations whose input reaches this protocol's prompts (a run refuses the others: they would change
     # nothing but the label); skills go into the system prompt, context distractors into the user prompt
     honours: frozenset[str] = frozenset()
+    mutation_tested: bool = False  # validate tries mutants of each gold chain against the scoring (persona)
     scores_answer: bool = True  # whether the final answer is scored (MCPAgentBench scores the calls alone)
     reads_documents: bool = False  # whether checks read the files an episode leaves as their programs would
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
@@ -133,10 +133,10 @@ class Protocol:
         """What makes ``task`` unusable under this protocol, checked when a suite loads."""
         return []
 
-    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
-        """Replay-validate one task (``mcp-persona validate``); ``mutants``: also mutation-test its scoring
-        where the protocol can (results go to ``report``)."""
-        raise NotImplementedError
+    async def validate_task(self, task: Task) -> list[str]:
+        """What makes one task unusable under this protocol, found by replaying it (``mcp-persona validate``);
+        a protocol with :attr:`mutation_tested` scoring then has its gold chain's mutants tried by validate."""
+        raise NotImplementedError(f"the {self.name} protocol has no task validation")
 
     def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
         """Tasks read from a peer benchmark's own file format, and what could not be mapped (with why)."""
@@ -305,6 +305,12 @@ class Protocol:
             self.report_groups: {g: self.aggregate([row for row in rows if row["group"] == g]) for g in groups},
             "episodes": rows,
         }
+
+    def published_results(self) -> dict[str, PublishedTable]:
+        """The published rows of this protocol's paper tables, from its package's data (by table key)."""
+        from mcp_persona.protocols.paper_tables import published_results
+
+        return published_results(type(self).__module__, self.paper_tables)
 
     def intro(self) -> str:
         """What a report says its scores are (a protocol may say it in its own words: :attr:`report_intro`)."""

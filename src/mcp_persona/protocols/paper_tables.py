@@ -19,12 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-if TYPE_CHECKING:
-    from mcp_persona.protocols.base import Protocol
 
 OVERALL = "overall"  # the group of a cell read from the run's whole figures (the table's ``overall`` key)
 PUBLISHED_FILE = "published_results.json"
@@ -156,8 +153,9 @@ def _published(module: str, tables: tuple[PaperTable, ...]) -> dict[str, Publish
     return load_published(path.read_text(encoding="utf-8"), tables, f"{module}/{PUBLISHED_FILE}")
 
 
-def published_results(protocol: Protocol) -> dict[str, PublishedTable]:
-    """The published rows of ``protocol``'s paper tables, by table key (none when its package ships no file)."""
-    if not protocol.paper_tables:
+def published_results(module: str, tables: tuple[PaperTable, ...]) -> dict[str, PublishedTable]:
+    """The published rows of the paper tables a protocol of ``module`` declares, by table key (none when its
+    package ships no file); see :meth:`Protocol.published_results`."""
+    if not tables:
         return {}
-    return _published(type(protocol).__module__, protocol.paper_tables)
+    return _published(module, tables)

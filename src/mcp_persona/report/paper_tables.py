@@ -1,7 +1,7 @@
 """The papers' results tables of a report, in each paper's layout.
 
 Built from the declarations alone (:attr:`Protocol.paper_tables`): every cell of a run is read from its
-``summary.json`` where the table says, and the rows the paper published (:func:`published_results`) follow the
+``summary.json`` where the table says, and the rows the paper published (:meth:`Protocol.published_results`) follow the
 runs, marked: they were measured on the paper's own task set, so they are a point of reference for the runs'
 numbers, never a result of this platform. The Markdown and HTML reports render the same :class:`PaperGrid`.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcp_persona.protocols.paper_tables import PaperColumn, PaperTable, PublishedTable, published_results
+from mcp_persona.protocols.paper_tables import PaperColumn, PaperTable, PublishedTable
 
 if TYPE_CHECKING:
     from mcp_persona.protocols import Protocol
@@ -145,7 +145,7 @@ def paper_grid(table: PaperTable, runs: Sequence[Source], published: PublishedTa
 
 def protocol_grids(protocol: Protocol, runs: Sequence[Source], *, published: bool = True) -> list[PaperGrid]:
     """Every paper table of ``protocol`` filled from ``runs`` (of that protocol), with the published rows."""
-    shipped = published_results(protocol) if published else {}
+    shipped = protocol.published_results() if published else {}
     return [paper_grid(t, runs, shipped.get(t.key)) for t in protocol.paper_tables]
 
 

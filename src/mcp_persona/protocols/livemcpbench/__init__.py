@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
-    from mcp_persona.validate import Report
 
 DOMAINS = ("office", "lifestyle", "leisure", "finance", "travel", "shopping")
 EFFICIENCY = ("steps", "tools_used", "execute_calls", "route_calls")
@@ -86,7 +85,7 @@ class LiveMCPBenchProtocol(Protocol):
             problems.append("a livemcpbench task needs a rule check (a GT value, a file or a state check)")
         return problems
 
-    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+    async def validate_task(self, task: Task) -> list[str]:
         """The gold plan replays without a tool error and passes every rule (so its calls ground every GT
         value); its literals are discoverable; the instruction gives no GT value away; the noop agent and an
         agent that only states the reference answer fail."""

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
-    from mcp_persona.validate import Report
 
 SYSTEM = """You are an assistant that carries out the user's request by calling tools.
 Current time: {now}.
@@ -83,7 +82,7 @@ class MCPAgentBenchProtocol(Protocol):
                  if c.tool in lib and lib[c.tool].server != c.server]
         return shape_problems(task) + [f"gold tool {u} is not in the library" for u in unknown] + wrong
 
-    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
+    async def validate_task(self, task: Task) -> list[str]:
         # no checkpoints to mutate: the score compares calls with the gold calls directly
         from mcp_persona.protocols.mcpagentbench.validate import check_task
 

@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
-    from mcp_persona.validate import Report
 
 
 @cache
@@ -57,6 +56,7 @@ class PersonaProtocol(Protocol):
     report_group_metrics = ("acc", "exec_acc")
     report_intro = ("Acc, SR-0.8 (share of tasks with Acc > 0.8), Exec-Acc, Strict (every checkpoint 1, no collateral, "
                     "end state equivalent to the gold replay's, grounded answer)")
+    mutation_tested = True
     honours = frozenset({"skills", "context_distractors"})  # skill guides; distractor facts in the user prompt
     report_columns = (
         ("Acc", "acc", "mean task Acc"),
@@ -71,10 +71,10 @@ class PersonaProtocol(Protocol):
     def task_problems(self, task: Task) -> list[str]:
         return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
 
-    async def validate_task(self, task: Task, report: Report, *, mutants: bool = True) -> list[str]:
-        from mcp_persona.validate import check_with_mutants
+    async def validate_task(self, task: Task) -> list[str]:
+        from mcp_persona.protocols.persona.validate import check_task
 
-        return await check_with_mutants(task, report, mutants=mutants, protocol=self)
+        return await check_task(task, self)
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         if tools == "selected":
