@@ -170,7 +170,9 @@ def largest_first_request(suite: str, budget_s: float = MEASURE_BUDGET_S) -> Lar
                 break
             async with protocol.environment(task, "selected", spec) as env:
                 tools = agent.tool_specs(env)
-                messages = [{"role": "system", "content": agent.system_prompt(task, env)},
+                # what the runner hands the agent, with the agent's own additions (the copilot's note)
+                given = protocol.system_prompt(task, env, None)
+                messages = [{"role": "system", "content": agent.system_prompt(given, env)},
                             {"role": "user", "content": protocol.user_prompt(task)}]
                 tokens = estimate_tokens(len(wire_json(messages)) + spec_chars(tools))
             best, measured = max(best, (task.id, tokens), key=lambda b: b[1]), measured + 1
