@@ -36,13 +36,13 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from mcp_persona.agents import ReferenceAgent
 from mcp_persona.apps._corpus.search import stem
 from mcp_persona.apps._normalize import is_identifier
 from mcp_persona.environment import Environment
+from mcp_persona.protocols.base import Protocol
 from mcp_persona.scoring.normalize import decoded, looks_like_id, normalize
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
@@ -95,7 +95,7 @@ class Listing:
 class ListingReference(ReferenceAgent):
     """The gold replay, noting the :class:`Listing` of its environment as it starts."""
 
-    def __init__(self, protocol: Any) -> None:
+    def __init__(self, protocol: Protocol) -> None:
         super().__init__()
         self.protocol = protocol
         self.listing = Listing()
@@ -105,11 +105,11 @@ class ListingReference(ReferenceAgent):
         await super().run(task, env, trajectory)
 
 
-def listing(task: Task, env: Environment, protocol: Any) -> Listing:
+def listing(task: Task, env: Environment, protocol: Protocol) -> Listing:
     """The listing of ``task`` in ``env`` under ``protocol`` (its prompts)."""
     return Listing.of(protocol.system_prompt(task, env) + "\n" + protocol.user_prompt(task),
                       {(t.server, t.name): (t.description, t.input_schema) for t in env.pool},
-                      start_states(task, env), input_documents(task), fill=env.gold_arguments)
+                      start_states(task, env), protocol.input_documents(task), fill=env.gold_arguments)
 
 
 def start_states(task: Task, env: Environment) -> list[Any]:
@@ -128,21 +128,6 @@ def start_states(task: Task, env: Environment) -> list[Any]:
         elif server in catalogue() and catalogue()[server].kind == "simulated":
             states.append(simulated_app(server).load_context(CONTEXT))
     return states
-
-
-def input_documents(task: Task) -> list[tuple[str, str, list[str]]]:
-    """(file name, text, sheet names) of each input file the task hands the agent's working folder."""
-    if not task.input_files:
-        return []
-    from mcp_persona.protocols.livemcpbench.environment import suite_files
-    from mcp_persona.protocols.livemcpbench.scoring import cell_values, document_text
-
-    out = []
-    for name in task.input_files:
-        path = Path(suite_files(task)) / name
-        sheets = list(cell_values(path)) if path.suffix.lower() in (".xlsx", ".xlsm") else []
-        out.append((name, document_text(path), sheets))
-    return out
 
 
 def _name(value: Any) -> str:
@@ -371,6 +356,6 @@ def literal_problems(task: Task, calls: Sequence[ToolCallEvent], listing: Listin
     return [lit.problem() for lit in undiscoverable(task, calls, listing, every_value=every_value)]
 
 
-__all__ = ["Listing", "ListingReference", "Literal", "input_documents", "is_literal", "listing", "literal_problems",
+__all__ = ["Listing", "ListingReference", "Literal", "is_literal", "listing", "literal_problems",
            "looks_like_date",
            "start_states", "undiscoverable"]

@@ -138,6 +138,11 @@ class Protocol:
         a protocol with :attr:`mutation_tested` scoring then has its gold chain's mutants tried by validate."""
         raise NotImplementedError(f"the {self.name} protocol has no task validation")
 
+    def input_documents(self, task: Task) -> list[tuple[str, str, list[str]]]:
+        """(file name, text, sheet names) of each file the task hands the agent's working folder (what the
+        agent can read there; none by default)."""
+        return []
+
     def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
         """Tasks read from a peer benchmark's own file format, and what could not be mapped (with why)."""
         raise NotImplementedError(f"the {self.name} protocol has no importer")

@@ -85,6 +85,16 @@ class LiveMCPBenchProtocol(Protocol):
             problems.append("a livemcpbench task needs a rule check (a GT value, a file or a state check)")
         return problems
 
+    def input_documents(self, task: Task) -> list[tuple[str, str, list[str]]]:
+        from mcp_persona.protocols.livemcpbench.scoring import cell_values, document_text
+
+        out = []
+        for name in task.input_files:
+            path = suite_files(task) / name
+            sheets = list(cell_values(path)) if path.suffix.lower() in (".xlsx", ".xlsm") else []
+            out.append((name, document_text(path), sheets))
+        return out
+
     async def validate_task(self, task: Task) -> list[str]:
         """The gold plan replays without a tool error and passes every rule (so its calls ground every GT
         value); its literals are discoverable; the instruction gives no GT value away; the noop agent and an
