@@ -1,13 +1,15 @@
 """The ``mcp-persona`` command.
 
 Each module of this package defines one group of commands and a ``register(app)``
-function; every module is registered here, so a new command is a new module.
+function; every module is registered here, so a new command is a new module. A protocol's own commands
+(LiveMCPBench's ``keypoints``) live in its package's ``commands`` module, registered the same way.
 """
 
 from __future__ import annotations
 
 import errno
 import importlib
+import importlib.util
 import pkgutil
 
 import typer
@@ -19,6 +21,18 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=N
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name != "common":
         importlib.import_module(f"{__name__}.{_info.name}").register(app)
+
+
+def _register_protocol_commands() -> None:
+    from mcp_persona.protocols import protocol_module, protocol_names
+
+    for name in protocol_names():
+        module = f"{protocol_module(name)}.commands"
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).register(app)
+
+
+_register_protocol_commands()
 
 
 # Modules of the optional extras (pyproject's [project.optional-dependencies]) and the extra that installs each.

@@ -39,6 +39,14 @@ def register_protocol(name: str, module: str) -> None:
     get_protocol.cache_clear()
 
 
+def protocol_module(name: str) -> str:
+    """The import path of protocol ``name``'s package (where its own commands and data live)."""
+    modules = _registry()
+    if name not in modules:
+        raise KeyError(f"unknown protocol {name!r} (known: {', '.join(protocol_names())})")
+    return modules[name]
+
+
 def protocol_names() -> list[str]:
     return sorted(_registry())
 
@@ -92,4 +100,4 @@ def all_options() -> list[Option]:
 
 
 __all__ = ["DEFAULT_PROTOCOL", "Option", "PoolSpec", "Protocol", "all_options", "get_protocol", "load_suite",
-           "protocol_names", "protocol_of", "register_protocol", "suite_protocol"]
+           "protocol_module", "protocol_names", "protocol_of", "register_protocol", "suite_protocol"]

@@ -1,6 +1,6 @@
-"""``mcp-persona keypoints``: key points extracted from task descriptions by a model (LiveMCPBench's
-LiveMCPEval step for tasks without annotated ones), read strictly; a reply that does not parse is recorded
-as such, never turned into key points."""
+"""LiveMCPBench's own command, ``mcp-persona keypoints``: key points extracted from task descriptions by a
+model (LiveMCPBench's LiveMCPEval step for tasks without annotated ones), read strictly; a reply that does not
+parse is recorded as such, never turned into key points."""
 
 from __future__ import annotations
 
