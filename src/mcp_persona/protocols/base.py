@@ -18,7 +18,7 @@ Runner, store, resume, trials, reports and CLI only ever call these methods.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -146,6 +146,11 @@ class Protocol:
     def import_file(self, path: Path) -> tuple[list[Task], list[str]]:
         """Tasks read from a peer benchmark's own file format, and what could not be mapped (with why)."""
         raise NotImplementedError(f"the {self.name} protocol has no importer")
+
+    def import_results(self, files: Sequence[Path], task_file: Path | None, out: Path) -> Iterator[tuple[bool, str]]:
+        """A peer's published runs replayed into run folders under ``out`` (``mcp-persona import NAME-results``):
+        progress as (is a warning, line); ValueError for files that cannot be imported (nothing written)."""
+        raise NotImplementedError(f"the {self.name} protocol has no published results to import")
 
     def settings(self, given: dict[str, Any]) -> dict[str, Any]:
         """The protocol's options with defaults filled in; unknown or bad values raise ValueError."""

@@ -1,6 +1,6 @@
 """Tasks: the file format and its loader."""
 
-from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info
+from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info, write_suite
 from mcp_persona.tasks.models import (
     Checkpoint,
     FileCheck,
@@ -30,4 +30,5 @@ __all__ = [
     "bundled_suites",
     "load_tasks",
     "suite_info",
+    "write_suite",
 ]

@@ -112,3 +112,12 @@ def _load_file(path: Path) -> list[Task]:
             lines.append(f"  task {task_id}: {where}: {err['msg']}")
         more = f"\n  ... and {exc.error_count() - 8} more" if exc.error_count() > 8 else ""
         raise TaskFileError(f"{path}: invalid task file:\n" + "\n".join(lines) + more) from exc
+
+
+def write_suite(out: Path, protocol: str, source: Path, tasks: list[Task]) -> None:
+    """A suite folder: ``suite.json`` naming the protocol and where the tasks came from, and ``tasks.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / SUITE_FILE).write_text(json.dumps({"protocol": protocol, "description": f"imported from {source.name}"},
+                                             indent=2) + "\n", encoding="utf-8")
+    rows = [t.model_dump(mode="json", exclude_defaults=True) for t in tasks]
+    (out / "tasks.json").write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

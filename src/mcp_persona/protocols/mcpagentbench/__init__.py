@@ -11,7 +11,7 @@ right arguments, in the right serial / parallel order, at what token and time co
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,6 +92,11 @@ class MCPAgentBenchProtocol(Protocol):
         from mcp_persona.protocols.mcpagentbench.importer import import_file
 
         return import_file(path)
+
+    def import_results(self, files: Sequence[Path], task_file: Path | None, out: Path) -> Iterator[tuple[bool, str]]:
+        from mcp_persona.protocols.mcpagentbench.published import import_results
+
+        return import_results(files, task_file, out)
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         settings = self.settings(settings)

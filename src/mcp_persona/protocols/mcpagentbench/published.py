@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -224,3 +224,53 @@ async def replay(run: PublishedRun, matched: Matched, run_dir: Path, suite: str,
     summary["published"] = published_block(run, matched)
     write_summary(run_dir, summary)
     return summary
+
+
+def import_results(files: Sequence[Path], task_file: Path | None, out: Path) -> Iterator[tuple[bool, str]]:
+    """Every result file checked before anything is written; then the tasks as a suite folder in OUT and one
+    replayed run folder per file beside it. Progress as (is a warning, line)."""
+    import anyio
+
+    from mcp_persona.protocols.mcpagentbench.importer import read_tasks
+    from mcp_persona.store import STORE_FILE
+    from mcp_persona.tasks import write_suite
+
+    if task_file is None:
+        raise ValueError("import mcpagentbench-results needs --tasks: the peer's task file the results are of (its "
+                         "tasks.json); the result files hold each request cut to 100 characters")
+    tasks, unmapped = read_tasks(task_file)
+    runs = [read_results(f) for f in files]
+    folders = [r.folder for r in runs]
+    twice = sorted({f for f in folders if folders.count(f) > 1})
+    if twice:
+        raise ValueError(f"two result files would import into the same run folder: {', '.join(twice)} "
+                         "(import them into different --out folders)")
+    taken = [out / f for f in folders if (out / f / STORE_FILE).exists()]
+    if taken:
+        raise ValueError(f"{', '.join(map(str, taken))} already hold a run; remove it or choose another --out")
+
+    def pct(v: float) -> str:  # the peer publishes percentages to the hundredth
+        return f"{100 * v:.2f}"
+
+    suite_dir = out / SUITE
+    write_suite(suite_dir, "mcpagentbench", task_file, tasks)
+    for r in runs:
+        matched = match(r, tasks, unmapped)
+        for line in matched.not_imported:
+            yield True, f"{r.model}: {line}"
+        summary = anyio.run(replay, r, matched, out / r.folder, SUITE)
+        m, pub = summary["metrics"], summary["published"]
+        file_scores = pub["recomputed_imported_tasks"]
+        yield False, (
+            f"{r.model}: {len(matched.tasks)} of {len(r.results)} tasks replayed into {out / r.folder} · published "
+            f"TFS {pct(pub['reported']['tfs'])} TEFS {pct(pub['reported']['tefs'])} ({pub['reported']['n_tasks']} "
+            f"tasks) · on the replayed tasks: the file by the paper's rules TFS {pct(file_scores['tfs'])} "
+            f"TEFS {pct(file_scores['tefs'])}, replayed here by the paper's rules TFS {pct(m['tfs_paper'])} "
+            f"TEFS {pct(m['tefs_paper'])}, ours TFS {pct(m['tfs'])} TEFS {pct(m['tefs'])}, by outcome TFS "
+            f"{pct(m['tfs_outcome'])} TEFS {pct(m['tefs_outcome'])}")
+        for metric, d in summary["paper_differences"].items():
+            why = ", ".join(f"{k} {n}" for k, n in d["by_reason"].items()) or "none"
+            yield False, (f"  {metric.upper()}: the paper alone passes {d['paper_only']} tasks, ours alone "
+                          f"{d['ours_only']} (by reason: {why})")
+    yield False, (f"tasks written to {suite_dir}: run a model on them with --suite {suite_dir}, then "
+                  f"mcp-persona report {' '.join(str(out / f) for f in folders)} YOUR_RUN")
