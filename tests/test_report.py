@@ -140,10 +140,10 @@ def test_runs_load_with_labels_scores_and_records(runs: dict[str, Path]) -> None
     ref, noop, model = load_runs([runs["reference"], runs["noop"], runs["model"]])
     assert [r.label for r in (ref, noop, model)] == ["reference", "noop", "scripted-test"]
     assert [len(r.episodes) for r in (ref, noop, model)] == [LIMIT] * 3
-    assert ref.stats()["acc"] == 1.0 and noop.stats()["acc"] == 0.0
+    assert ref.stats()["scores"]["acc"] == 1.0 and noop.stats()["scores"]["acc"] == 0.0
     s = model.stats()
     summary = json.loads((runs["model"] / "summary.json").read_text())
-    assert s["acc"] == summary["metrics"]["acc"] and 0 < s["acc"] < 1
+    assert s["scores"]["acc"] == summary["metrics"]["acc"] and 0 < s["scores"]["acc"] < 1
     assert s["n_errors"] == 1
     # 4 tool calls (one unknown), 5 successful model calls
     assert s["avg_tool_calls"] == 4 / LIMIT and s["tool_error_rate"] == 1 / 4
@@ -181,8 +181,8 @@ def test_a_run_without_summary_is_scored_from_its_records(runs: dict[str, Path],
     shutil.copytree(runs["model"], copy)
     (copy / "summary.json").unlink()
     full, bare = load_run(runs["model"]), load_run(copy)
-    assert bare.stats()["acc"] == pytest.approx(full.stats()["acc"])
-    assert bare.stats()["exec_acc"] == pytest.approx(full.stats()["exec_acc"])
+    assert bare.stats()["scores"]["acc"] == pytest.approx(full.stats()["scores"]["acc"])
+    assert bare.stats()["scores"]["exec_acc"] == pytest.approx(full.stats()["scores"]["exec_acc"])
     assert any("no summary.json" in n for n in bare.notes)
 
 
@@ -288,7 +288,7 @@ def test_html_leaderboard_rows_and_numbers(runs: dict[str, Path]) -> None:
     assert noop_row[3:7] == ["0.0", "0.0", "0.0", "0.0"]
     assert "1 err" in model_row[2]
     m = loaded[1].stats()
-    assert model_row[3] == f"{100 * m['acc']:.1f}" and model_row[5] == f"{100 * m['exec_acc']:.1f}"
+    assert model_row[3] == f"{100 * m['scores']['acc']:.1f}" and model_row[5] == f"{100 * m['scores']['exec_acc']:.1f}"
     k = 7
     assert 'id="leaderboard-groups"' in html and all(f">{c}</th>" in html for c in cats)
     assert model_row[k:k + 2] == [f"{m['avg_input_tokens']:,.0f}", f"{m['avg_output_tokens']:,.0f}"]

@@ -226,11 +226,6 @@ class Run:
         return {
             "n": len(eps),
             "n_errors": sum(1 for e in eps if e.status == "error"),
-            "acc": m.get("acc"),
-            "sr_0_8": m.get("sr_0_8"),
-            "exec_acc": m.get("exec_acc"),
-            "strict_sr": m.get("strict_sr"),
-            "by_category": {c: v.get("acc") for c, v in self.categories.items()},
             "scores": {key: m.get(key) for _, key, _ in self.columns},
             # a group without episodes (a domain the run drew no task from) has no score
             "by_group": {g: (v or {}).get(self.primary[1]) for g, v in self.groups.items() if (v or {}).get("n", 1)},
