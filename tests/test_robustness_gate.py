@@ -150,7 +150,10 @@ def test_every_suite_passes_the_robustness_gate(suite: str) -> None:
     assert sum(report.totals.values()) > 200
     assert (report.score() or 0) >= GATE_PCT, report.summary()
     assert report.problems() == []
-    # every variant kind is tried on every suite but MCPAgentBench (whose library documents no defaults)
-    assert set(report.by_kind) >= {"case", "qualifier", "plural", "reorder", "phrase"}
+    # every variant kind is tried on every suite but MCPAgentBench (whose library documents no defaults); the
+    # instruction's own phrase only where an instruction words a gold value otherwise (LiveMCP-101's instructions
+    # state them as the tools take them, since every literal must be discoverable)
+    kinds = {"case", "qualifier", "plural", "reorder"} | ({"phrase"} if suite != "livemcp101" else set())
+    assert set(report.by_kind) >= kinds
     if suite == "persona":  # every strict note shipped excuses a variant there: none is stale
         assert {s for s, c in report.by_server.items() if c["strict"]} == {"gmail", "email163", "telegram", "obsidian"}
