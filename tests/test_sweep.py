@@ -95,18 +95,18 @@ def test_a_killed_sweep_resumes_and_reports_each_cell_once(tmp_path: Path) -> No
     path = write(tmp_path, GRID)
     out = tmp_path / "out"
     env = {**os.environ, "COLUMNS": "200"}
+    plan = cells(load_sweep(path), out)  # before the sweep starts: it may take longer than the sweep's first cells
+    assert len(plan) == 8  # 2 models x 2 suites x 2 values; 2 trials each
     proc = subprocess.Popen([sys.executable, "-m", "mcp_persona", "sweep", str(path), "--out", str(out)],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    plan = cells(load_sweep(path), out)
-    assert len(plan) == 8  # 2 models x 2 suites x 2 values; 2 trials each
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and sum(cell_state(c) == "done" for c in plan) < 2:
-        time.sleep(0.05)
+    while time.monotonic() < deadline and sum(cell_state(c) == "done" for c in plan) < 1:
+        time.sleep(0.02)
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 143, stderr
     finished = [c.folder for c in plan if cell_state(c) == "done"]
-    assert 2 <= len(finished) < 8 or proc.returncode == 0
+    assert 1 <= len(finished) < 8
     before = {f: (f / "summary.json").stat().st_mtime_ns for f in finished}
     result = CliRunner().invoke(cli, ["sweep", str(path), "--out", str(out)])
     assert result.exit_code == 2 and "--resume" in result.output  # a started sweep is never silently redone
