@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
-from mcp_persona.scoring.metrics import SR_THRESHOLD
 from mcp_persona.store import read_form
 
 if TYPE_CHECKING:
@@ -61,11 +60,6 @@ class Episode:
     @property
     def key(self) -> str:
         return f"{self.task_id}#{self.epoch}"
-
-    @property
-    def passed(self) -> bool:
-        """Passed as SR-0.8 counts it: Acc strictly above 0.8."""
-        return self.acc > SR_THRESHOLD
 
     @property
     def trajectory(self) -> dict[str, Any]:
