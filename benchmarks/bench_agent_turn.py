@@ -58,11 +58,12 @@ from mcp_persona.agents import ModelAgent, ReferenceAgent
 from mcp_persona.environment import SEP, Environment, ToolPool
 from mcp_persona.llm.base import ChatClient, ChatResponse
 from mcp_persona.llm.openai_client import OpenAIChatClient
+from mcp_persona.protocols import load_tasks
 from mcp_persona.protocols.persona import gold_changes
 from mcp_persona.protocols.persona.prompts import user_prompt
 from mcp_persona.runner import run_episode, run_suite
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import Task, load_tasks
+from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
 # The most one request may carry (tool definitions and the whole conversation), in bytes.

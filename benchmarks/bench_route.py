@@ -24,8 +24,8 @@ import time
 from collections import defaultdict
 
 from mcp_persona.livemcptool import catalogue
+from mcp_persona.protocols import load_tasks
 from mcp_persona.retrieval import get_router
-from mcp_persona.tasks import load_tasks
 
 
 def main() -> None:
@@ -51,10 +51,10 @@ def main() -> None:
 
     for task in tasks:
         gold = {(c.server, c.tool) for c in task.gold_calls}
-        by_steps = set().union(*(ranked(kp) for kp in task.key_points))
+        by_steps = set().union(*(ranked(kp) for kp in task.spec.key_points))
         by_instruction = ranked(task.instruction)
         for key, got in (("steps", by_steps), ("instruction", by_instruction)):
-            for domain in (task.category, "all"):
+            for domain in (task.spec.category, "all"):
                 found[domain][key][0] += len(gold & got)
                 found[domain][key][1] += len(gold)
 

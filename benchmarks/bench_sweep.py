@@ -26,10 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_agent_turn import EndpointProcess
 from mcp_persona.agents.recipe import AgentRecipe
 from mcp_persona.cli.run import sample_tasks
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.runner import RunConfig, run_suite
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import load_tasks
 
 
 def run_once(tasks: list, recipe: AgentRecipe, concurrency: int, executor: object | None) -> float:

@@ -31,10 +31,9 @@ from collections.abc import Sequence
 
 import anyio
 
-from mcp_persona.protocols import suite_protocol
+from mcp_persona.protocols import load_tasks, suite_protocol
 from mcp_persona.robustness import GATE_PCT, changed_variants, ignored, probe_task, robustness_gate
 from mcp_persona.tasks import Task
-from mcp_persona.tasks.loader import load_tasks
 
 SUITES = ("persona", "mcpagentbench", "livemcp101", "livemcpbench")
 

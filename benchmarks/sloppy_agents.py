@@ -48,12 +48,12 @@ from mcp_persona.mutants import (
     replace_argument,
     string_leaves,
 )
-from mcp_persona.protocols import get_protocol, suite_protocol
+from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 from mcp_persona.protocols.base import Protocol
 from mcp_persona.protocols.persona import PersonaProtocol
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.store import EpisodeRecord
-from mcp_persona.tasks import Task, load_tasks
+from mcp_persona.tasks import Task
 
 Plan = tuple[PlannedCall, ...]
 Around = tuple[str, str] | None  # None: the reference answer; else the outputs pasted, wrapped in these

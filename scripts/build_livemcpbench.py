@@ -56,12 +56,12 @@ def task(tid: str, domain: str, instruction: str, steps: list[list[dict[str, Any
          key_points: list[str], *, checks: list[dict[str, Any]] = (), files: list[dict[str, Any]] = (),
          states: list[dict[str, Any]] = (), inputs: list[str] = (), difficulty: str = "medium") -> dict[str, Any]:
     servers = sorted({c["server"] for s in steps for c in s})
-    return {"id": tid, "suite": "livemcpbench", "category": domain, "instruction": instruction,
+    return {"id": tid, "suite": "livemcpbench", "instruction": instruction,
             "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK,
-            "gold": [{"calls": s} for s in steps], "checkpoints": list(checks), "file_checks": list(files),
-            "state_checks": list(states),
-            "input_files": list(inputs), "reference_answer": answer, "key_points": key_points,
-            "difficulty": difficulty}
+            "gold": [{"calls": s} for s in steps], "reference_answer": answer,
+            "spec": {"category": domain, "checkpoints": list(checks), "file_checks": list(files),
+                     "state_checks": list(states), "input_files": list(inputs), "key_points": key_points,
+                     "difficulty": difficulty}}
 
 
 # -- office ------------------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ def office() -> list[dict[str, Any]]:
              f"Create a PowerPoint presentation with one slide per region, titled with the region and its {col} "
              "figure", f"Save the presentation as {deck}"],
             files=[{"path": deck, "summary": "one slide per region with its figure", "min_slides": len(regions),
-                    "contains": [f"{r}: {num(v)}" for r, v in rows[1:]]}],
+                    "contains": [], "together": [[r, num(v)] for r, v in rows[1:]]}],
             inputs=[name], difficulty="hard"))
     for i in range(4):  # a figure from a Word memo
         rng = random.Random(2000 + i)

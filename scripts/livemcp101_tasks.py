@@ -179,15 +179,17 @@ async def build(tid: str, category: str, difficulty: str, now: str, tz: str, fn:
     return {
         "id": tid,
         "suite": "livemcp101",
-        "category": category,
         "instruction": spec["instruction"],
         "servers": [{"server": s, "context_id": CONTEXT.get(s, "default")} for s in servers],
         "clock": {"now": now, "timezone": tz},
         "gold": plan.gold,
-        "checkpoints": spec["checkpoints"],
         "reference_answer": spec["answer"],
-        "difficulty": difficulty,
-        "key_points": spec.get("key_points", []),
+        "spec": {
+            "category": category,
+            "checkpoints": spec["checkpoints"],
+            "difficulty": difficulty,
+            "key_points": spec.get("key_points", []),
+        },
     }
 
 
@@ -202,7 +204,7 @@ async def main() -> None:
     for entry in registered:
         t = await build(*entry)
         (OUT / f"{t['id']}.json").write_text(json.dumps(t, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        counts[t["difficulty"]] = counts.get(t["difficulty"], 0) + 1
+        counts[t["spec"]["difficulty"]] = counts.get(t["spec"]["difficulty"], 0) + 1
     print(len(registered), counts)
 
 

@@ -14,10 +14,9 @@ from mcp_persona.agents.tool_schema import compact_schema
 from mcp_persona.environment import Environment
 from mcp_persona.llm.base import ChatResponse, ModelError
 from mcp_persona.llm.local import parse_tool_calls, render_messages
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.runner import run_episode
-from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import RequestedCall, ToolCallEvent, Usage
 
 ZHAO = "ou_043b026c48bbf33feff9243a8f506b40"
@@ -237,8 +236,8 @@ def test_context_distractors_are_seeded_and_appended() -> None:
     t = task("lark_001")
     with_distractors = get_protocol("persona").with_context_distractors
     more = with_distractors(t, 5)
-    assert more.unnecessary_context[: len(t.unnecessary_context)] == t.unnecessary_context
-    assert more.unnecessary_context[len(t.unnecessary_context):] == distractors_for("lark_001", 5)
+    assert more.spec.unnecessary_context[: len(t.spec.unnecessary_context)] == t.spec.unnecessary_context
+    assert more.spec.unnecessary_context[len(t.spec.unnecessary_context):] == distractors_for("lark_001", 5)
     assert distractors_for("lark_001", 5) == distractors_for("lark_001", 5) != distractors_for("lark_002", 5)
     assert with_distractors(t, 0) is t
     with pytest.raises(ValueError):

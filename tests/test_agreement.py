@@ -229,10 +229,9 @@ def test_agree_works_on_every_suite(suite: str, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from mcp_persona.cli import app
-    from mcp_persona.protocols import suite_protocol
+    from mcp_persona.protocols import load_tasks, suite_protocol
     from mcp_persona.runner import RunConfig, run_suite
     from mcp_persona.store import RunStore
-    from mcp_persona.tasks import load_tasks
 
     tasks = load_tasks(suite)[:4]
     protocol = suite_protocol(suite)

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from mcp_persona.agents import NoopAgent, ReferenceAgent
 from mcp_persona.cli import app
+from mcp_persona.protocols import load_tasks
 from mcp_persona.runner import run_episode, run_suite
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import load_tasks
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
 
@@ -40,7 +40,7 @@ def test_reference_agent_scores_perfectly(tmp_path: Path) -> None:
     assert s["metrics"]["exec_acc"] == 1.0
     assert s["n_errors"] == 0 and s["n_internal_errors"] == 0
     assert s["metrics"]["collateral_rate"] == 0.0
-    assert set(s["by_category"]) == {t.category for t in load_tasks("persona")}
+    assert set(s["by_category"]) == {t.spec.category for t in load_tasks("persona")}
     for cat in s["by_category"].values():
         assert 0.0 <= cat["acc"] <= 1.0
 
@@ -227,7 +227,7 @@ def _task_file(tmp_path: Path, name: str, edit) -> Path:
 
 def test_validate_catches_a_wrong_gt_value(tmp_path: Path) -> None:
     def edit(t: dict) -> None:
-        t["checkpoints"][0]["gt_value"] = "ou_00000000000000000000000000000000"
+        t["spec"]["checkpoints"][0]["gt_value"] = "ou_00000000000000000000000000000000"
         t["reference_answer"] += " ou_00000000000000000000000000000000"
 
     code, out = invoke("validate", "--suite", str(_task_file(tmp_path, "lark_001", edit)))

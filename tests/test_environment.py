@@ -14,7 +14,7 @@ from mcp_persona.apps.base import AppServer
 from mcp_persona.context_tree import Change, Hierarchy, diff_states
 from mcp_persona.context_tree.diff import ROOT
 from mcp_persona.environment import Environment
-from mcp_persona.tasks import load_tasks
+from mcp_persona.protocols import load_tasks
 from mcp_persona.trajectory import Trajectory
 
 
@@ -53,7 +53,7 @@ def test_later_episodes_list_no_tools(listings: list[str]) -> None:
 
 
 def test_episodes_do_not_share_state() -> None:
-    task = next(t for t in load_tasks("persona") if t.category == "social")
+    task = next(t for t in load_tasks("persona") if t.spec.category == "social")
 
     async def run() -> tuple[Any, Any]:
         async with Environment(task) as a, Environment(task) as b:

@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 
 from gold_endpoint import GoldEndpoint, gold_script
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol
-from mcp_persona.tasks import load_tasks
+from mcp_persona.protocols import get_protocol, load_tasks
 
 TASKS = ["collab_lark_001", "collab_lark_002"]
 

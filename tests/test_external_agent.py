@@ -28,8 +28,7 @@ from mcp_persona.cli import app
 from mcp_persona.cli.run import sample_tasks
 from mcp_persona.environment import Environment
 from mcp_persona.pool_server import PoolServer, serve_pool
-from mcp_persona.protocols import get_protocol, suite_protocol
-from mcp_persona.tasks import load_tasks
+from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'openai_agents_sdk.py'}"

@@ -23,8 +23,8 @@ from mcp_persona.protocols.persona.failures import (
     diagnose,
     is_failed,
 )
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.store import EpisodeRecord
-from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory, Usage
 
 OPEN_ID = "ou_043b026c48bbf33feff9243a8f506b40"
@@ -37,23 +37,23 @@ FIELD_ERROR = json.dumps({"code": 99992402, "msg": "field validation failed", "e
     {"field": "data.start_time", "description": "Field required"}]}})
 NOT_FOUND = json.dumps({"code": 193001, "msg": "event not found: ev_bogus"})
 
-TASK = Task.model_validate({
-    "id": "lark_f1", "suite": "test", "category": "collaboration",
+TASK = PersonaTask.model_validate({
+    "id": "lark_f1", "suite": "test",
     "instruction": "Put 'Poster print review' on my primary calendar tomorrow 3-4 pm and invite Zhao Min.",
-    "necessary_context": {"Zhao Min's phone number": "+86 13800138000"},
     "servers": [{"server": "lark", "context_id": "chen_yu"}],
     "clock": {"now": "2026-03-10T09:30:00", "timezone": "Asia/Shanghai"},
     "gold": [{"calls": [{"server": "lark", "tool": BATCH, "arguments": {}}]},
              {"calls": [{"server": "lark", "tool": EVENT, "arguments": {}}]},
              {"calls": [{"server": "lark", "tool": ATTENDEE, "arguments": {}}]}],
-    "checkpoints": [
+    "spec": {"category": "collaboration", "necessary_context": {"Zhao Min's phone number": "+86 13800138000"},
+             "checkpoints": [
         {"summary": "Resolve Zhao Min's open_id", "type": "personalized_search", "gt_value": [OPEN_ID],
          "server": "lark"},
         {"summary": "Create the event", "type": "operate", "server": "lark", "tool": EVENT,
          "operate_type": "create", "entity": "event", "expect": {"summary": "Poster print review"}},
         {"summary": "Invite Zhao Min", "type": "operate", "server": "lark", "tool": ATTENDEE,
          "operate_type": "create", "entity": "attendee", "expect": {"user_id": OPEN_ID}},
-    ],
+    ]},
 })
 
 
@@ -281,9 +281,9 @@ def test_the_judge_prompt_defines_every_mode(mode: str) -> None:
 
 # -- MCP-Persona's failure archetypes (its section 4.6) ------------------------------------------------------
 def test_failure_archetypes_of_the_persona_paper() -> None:
+    from mcp_persona.protocols import load_tasks
     from mcp_persona.protocols.persona import LONG_CONTEXT_CHARS, archetypes_of
     from mcp_persona.store import EpisodeRecord
-    from mcp_persona.tasks import load_tasks
     from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
     task = next(t for t in load_tasks("persona") if t.id == "collab_lark_002")
@@ -292,7 +292,7 @@ def test_failure_archetypes_of_the_persona_paper() -> None:
 
     def record(calls: list[tuple[str, str]], result: str = "{}") -> EpisodeRecord:
         events = [ToolCallEvent(round=i, server=s, tool=t, result=result) for i, (s, t) in enumerate(calls)]
-        return EpisodeRecord(task_id=task.id, epoch=0, category=task.category, status="ok",
+        return EpisodeRecord(task_id=task.id, epoch=0, category=task.spec.category, status="ok",
                              trajectory=Trajectory(task_id=task.id, agent="x", events=events))
 
     every = [(c.server, c.tool) for c in gold]
@@ -308,9 +308,8 @@ def test_a_persona_summary_counts_the_archetypes_of_failed_episodes() -> None:
     import anyio
 
     from mcp_persona.agents import NoopAgent, ReferenceAgent
-    from mcp_persona.protocols import get_protocol
+    from mcp_persona.protocols import get_protocol, load_tasks
     from mcp_persona.runner import RunConfig, run_episode
-    from mcp_persona.tasks import load_tasks
 
     tasks = load_tasks("persona")[:3]
     protocol = get_protocol("persona")

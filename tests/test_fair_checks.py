@@ -21,13 +21,13 @@ from mcp_persona.equivalents import (
     written_dates,
 )
 from mcp_persona.mutants import PlannedCall, ReplayAgent, gold_plan
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.livemcpbench.scoring import check_file, document_text
 from mcp_persona.protocols.mcpagentbench.scoring import NAME_ONLY
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.match import value_matches
 from mcp_persona.scoring.normalize import appears_in
-from mcp_persona.tasks import SearchCheckpoint, Task, load_tasks
+from mcp_persona.tasks import SearchCheckpoint, Task
 
 
 # -- numbers, dates and times as a reader reads them ---------------------------------------------------------
@@ -120,7 +120,7 @@ def _deck(path: Path, titles: list[tuple[str, str]]) -> None:
 def test_slide_titles_are_checked_for_region_and_figure_on_one_slide(tmp_path: Path) -> None:
     """office_pptx_deck_3: 'each titled with the region name and its Q4 figure', in no fixed wording."""
     task = next(t for t in load_tasks("livemcpbench") if t.id == "office_pptx_deck_3")
-    check = task.file_checks[0]
+    check = task.spec.file_checks[0]
     figures = [("North", "342.2"), ("South", "240.7"), ("East", "121.7"), ("West", "146"), ("Central", "177.5")]
     _deck(tmp_path / "review_3.pptx", [(f"{r} — Q4 {v}", "") for r, v in figures])
     assert check_file(check, tmp_path) == (True, "ok")
@@ -153,7 +153,7 @@ def test_a_formula_counts_as_its_value(tmp_path: Path, total: Any, ok: bool) -> 
     """office_total_cell_1: B6 must hold the Q2 total, as a number or a formula that computes it."""
     task = next(t for t in load_tasks("livemcpbench") if t.id == "office_total_cell_1")
     _budget(tmp_path / "budget_1.xlsx", total)
-    assert check_file(task.file_checks[0], tmp_path)[0] is ok
+    assert check_file(task.spec.file_checks[0], tmp_path)[0] is ok
     assert ("874.8" in document_text(tmp_path / "budget_1.xlsx")) is ok
 
 
@@ -216,7 +216,7 @@ def test_travel_medium_06_either_tied_flight() -> None:
 
 def test_finance_medium_03_either_reading_of_last_close() -> None:
     task = L101["finance_medium_03"]
-    cp = task.checkpoints[0]
+    cp = task.spec.checkpoints[0]
     assert isinstance(cp, SearchCheckpoint) and cp.forms("22495.55") == ["22495.55", "22593.5"]
     previous = ("At the previous close: 120 KO at $65.03, 35 JPM at $240.74, 50 AMD at $127.28. "
                 "Total $22,593.50 = ¥3,304,751 JPY.")
@@ -310,14 +310,16 @@ def test_file_variants_keep_front_matter_and_code() -> None:
 
 def test_a_lost_variant_fails_validation_unless_exempt() -> None:
     task = L101["math_easy_03"]
-    lost = TaskEquivalence(task.id, task.category, [EquivalentResult("rounded", False, "checkpoint 1 scores 0.5")])
+    lost = TaskEquivalence(task.id, task.spec.category, [EquivalentResult("rounded", False, "checkpoint 1 scores 0.5")])
     problems = equivalence_problems(task, lost)
     assert len(problems) == 1 and "rounded" in problems[0]
-    exempt_task = Task.model_validate(task.model_dump() | {"equivalence_exemptions": [
-        {"kind": "rounded", "reason": "the instruction asks for the figure to four decimals"}]})
+    data = task.model_dump()
+    data["spec"]["equivalence_exemptions"] = [
+        {"kind": "rounded", "reason": "the instruction asks for the figure to four decimals"}]
+    exempt_task = type(task).model_validate(data)
     lost.results[0].exempt = True
     assert equivalence_problems(exempt_task, lost) == []
-    kept = TaskEquivalence(task.id, task.category, [EquivalentResult("rounded", True, "")])
+    kept = TaskEquivalence(task.id, task.spec.category, [EquivalentResult("rounded", True, "")])
     assert equivalence_problems(exempt_task, kept) == ["equivalence exemption 'rounded' excuses no variant"]
 
 
@@ -334,9 +336,9 @@ def test_validate_prints_the_equivalence_rate() -> None:
 
 
 def test_livemcp101_data_declares_derived_values_and_precise_numbers() -> None:
-    math3 = L101["math_easy_03"].checkpoints[0]
+    math3 = L101["math_easy_03"].spec.checkpoints[0]
     assert isinstance(math3, SearchCheckpoint) and math3.derived == {"72": "15.0 * 4.8"}
-    knowledge = L101["knowledge_easy_02"].checkpoints[1]
+    knowledge = L101["knowledge_easy_02"].spec.checkpoints[1]
     assert isinstance(knowledge, SearchCheckpoint) and knowledge.gt_value == ["1082.6772"]
-    declared = [c for t in L101.values() for c in t.checkpoints if isinstance(c, SearchCheckpoint) and c.derived]
+    declared = [c for t in L101.values() for c in t.spec.checkpoints if isinstance(c, SearchCheckpoint) and c.derived]
     assert len(declared) >= 25

@@ -17,11 +17,10 @@ from mcp_persona.clock import TaskClock
 from mcp_persona.livemcptool import open_episode
 from mcp_persona.livemcptool.engine import CatalogueApp
 from mcp_persona.mutants import PlannedCall, ReplayAgent
-from mcp_persona.protocols import get_protocol, suite_protocol
+from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 from mcp_persona.robustness import changed_variants, ignored, looks_empty, probe_task
 from mcp_persona.runner import run_episode
 from mcp_persona.tasks import GoldCall
-from mcp_persona.tasks.loader import load_tasks
 
 pytestmark = pytest.mark.anyio
 CLOCK = TaskClock(now=datetime(2026, 3, 10, 9, 30), timezone="Asia/Shanghai")

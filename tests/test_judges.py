@@ -30,6 +30,7 @@ from mcp_persona.llm.base import ChatResponse, ModelError
 from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
 from mcp_persona.protocols.livemcpbench.keypoint import KeyPointExtractor, KeyPointJudge
 from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory, Usage
 
@@ -64,9 +65,7 @@ def make_task(**over: Any) -> Task:
     data: dict[str, Any] = {
         "id": "lark_t1",
         "suite": "test",
-        "category": "collaboration",
         "instruction": "Put 'Poster print review' on my primary calendar tomorrow 3-4 pm and invite Zhao Min.",
-        "necessary_context": {"Zhao Min's phone number": "+86 13800138000"},
         "servers": [{"server": "lark", "context_id": "chen_yu"}],
         "clock": {"now": "2026-03-10T09:30:00", "timezone": "Asia/Shanghai"},
         "gold": [
@@ -80,6 +79,11 @@ def make_task(**over: Any) -> Task:
                                       "data": {"attendees": [
                                           {"user_id": {"$ref": "0.0:data.user_list.0.user_id"}}]}}}]},
         ],
+        "reference_answer": "Created 'Poster print review' for Mar 11 15:00-16:00 and invited Zhao Min.",
+    }
+    spec: dict[str, Any] = {
+        "category": "collaboration",
+        "necessary_context": {"Zhao Min's phone number": "+86 13800138000"},
         "checkpoints": [
             {"summary": "Resolve Zhao Min's open_id from her phone number", "type": "personalized_search",
              "gt_value": [OPEN_ID], "server": "lark"},
@@ -88,11 +92,11 @@ def make_task(**over: Any) -> Task:
              "expect": {"summary": "Poster print review", "start_time.timestamp": "1773212400"}},
             {"summary": "Tell the user the meeting is set", "type": "other"},
         ],
-        "reference_answer": "Created 'Poster print review' for Mar 11 15:00-16:00 and invited Zhao Min.",
         "key_points": ["Create the event 'Poster print review' tomorrow 15:00-16:00", "Invite Zhao Min"],
     }
-    data.update(over)
-    return Task.model_validate(data)
+    data.update({k: v for k, v in over.items() if k in data})
+    spec.update({k: v for k, v in over.items() if k not in data})
+    return PersonaTask.model_validate(data | {"spec": spec})
 
 
 def make_trajectory(answer: str = "Done: the event is created and Zhao Min is invited.") -> Trajectory:

@@ -10,10 +10,11 @@ import anyio
 import pytest
 
 from mcp_persona.literals import Listing, ListingReference, undiscoverable
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.protocols.persona.validate import check_task
 from mcp_persona.runner import run_episode
-from mcp_persona.tasks import Task, load_tasks, suite_info
+from mcp_persona.tasks import Task, TaskSpec, suite_info
 from mcp_persona.trajectory import ToolCallEvent
 
 TASKS = Path(__file__).parents[1] / "src/mcp_persona/data/tasks"
@@ -26,11 +27,11 @@ WORLD = {"files": {"Projects/Plan.md": {"path": "Projects/Plan.md", "content": "
 
 
 def task(*steps: list[tuple[str, dict[str, Any]]]) -> Task:
-    return Task.model_validate({
-        "id": "t1", "suite": "persona", "category": "content", "instruction": "x",
+    return Task[TaskSpec].model_validate({
+        "id": "t1", "suite": "persona", "instruction": "x",
         "servers": [{"server": "obsidian", "context_id": "default"}], "clock": {"now": "2026-03-10T09:00:00"},
         "gold": [{"calls": [{"server": "obsidian", "tool": tool, "arguments": args} for tool, args in step]}
-                 for step in steps]})
+                 for step in steps], "spec": {}})
 
 
 def flagged(t: Task, told: str, replies: dict[str, Any] | None = None, doc: str = "",
@@ -101,7 +102,7 @@ def test_where_every_argument_is_scored_every_value_is_a_literal() -> None:
 
 def _persona_task(task_id: str, **changes: Any) -> Task:
     data = json.loads((TASKS / "persona" / f"{task_id}.json").read_text(encoding="utf-8"))
-    return Task.model_validate({**data, **changes})
+    return PersonaTask.model_validate({**data, **changes})
 
 
 def test_validate_fails_a_task_whose_first_step_guesses_a_folder() -> None:

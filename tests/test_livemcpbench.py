@@ -20,12 +20,13 @@ from mcp_persona.cli import app
 from mcp_persona.environment import Environment
 from mcp_persona.livemcptool.real import NODE_PREFIX_ENV, SERVERS_DIR_ENV
 from mcp_persona.mutants import PASTE_SENTENCES, ReplayAgent, gold_plan
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment
 from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
+from mcp_persona.protocols.livemcpbench.spec import FileCheck, LiveMCPBenchTask
 from mcp_persona.retrieval import get_router, tokenize
 from mcp_persona.runner import Judging, RunConfig, run_episode
-from mcp_persona.tasks import FileCheck, GoldCall, SearchCheckpoint, Task, load_tasks
+from mcp_persona.tasks import GoldCall, SearchCheckpoint, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 from test_llm_faults import FaultServer, completion, tool_call
 
@@ -74,7 +75,7 @@ def test_tokenize_splits_code_names() -> None:
 
 def test_route_is_fast_over_the_whole_library() -> None:
     router = get_router("livemcptool")
-    queries = [kp for t in load_tasks("livemcpbench") for kp in t.key_points]
+    queries = [kp for t in load_tasks("livemcpbench") for kp in t.spec.key_points]
     times = []
     for q in queries:
         start = time.perf_counter()
@@ -105,13 +106,13 @@ def test_suite_has_six_domains_and_office_files() -> None:
     tasks = load_tasks("livemcpbench")
     by_domain: dict[str, int] = {}
     for t in tasks:
-        by_domain[t.category] = by_domain.get(t.category, 0) + 1
+        by_domain[t.spec.category] = by_domain.get(t.spec.category, 0) + 1
     assert set(by_domain) == {"office", "lifestyle", "leisure", "finance", "travel", "shopping"}
     assert len(tasks) >= 95 and by_domain["office"] >= 31 and by_domain["lifestyle"] >= 15
-    assert all(t.key_points and len(t.gold_calls) >= 2 for t in tasks)
-    suffixes = {Path(f).suffix for t in tasks for f in t.input_files}
+    assert all(t.spec.key_points and len(t.gold_calls) >= 2 for t in tasks)
+    suffixes = {Path(f).suffix for t in tasks for f in t.spec.input_files}
     assert {".xlsx", ".docx", ".csv"} <= suffixes
-    outputs = {Path(c.path).suffix for t in tasks for c in t.file_checks}
+    outputs = {Path(c.path).suffix for t in tasks for c in t.spec.file_checks}
     assert {".xlsx", ".docx", ".pptx", ".csv", ".txt"} <= outputs
 
 
@@ -129,7 +130,7 @@ def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) ->
     t = task("office_csv_filter_1")
     ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
     assert ref.score is not None and ref.score["success"], ref.score
-    check = t.file_checks[0]
+    check = t.spec.file_checks[0]
     kept = ", ".join(check.contains)
     # a sloppy copy that keeps every row fails the same check the gold file passes
     (tmp_path / check.path).write_text("item,price\n" + "\n".join(f"{x},1" for x in check.contains + check.absent))
@@ -145,7 +146,7 @@ def test_a_note_missing_a_value_fails_the_state_check() -> None:
     ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
     assert ref.score is not None and ref.score["success"]
     assert [c["kind"] for c in ref.score["checks"]] == ["answer", "state"]
-    check = t.state_checks[0]
+    check = t.spec.state_checks[0]
     note = {"created_by": "write_note", "fields": {"title": check.contains[0], "content": check.contains[1]}}
     ok, why = check_state(check, {"basic-memory": [note]})
     assert not ok and "holds all" in why
@@ -187,7 +188,7 @@ def play(t: Task, agent: Any) -> dict[str, Any]:
 
 
 def gt_values(t: Task) -> set[str]:
-    return {v for cp in t.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value}
+    return {v for cp in t.spec.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value}
 
 
 @pytest.mark.parametrize("task_id", GROUNDED)
@@ -256,12 +257,13 @@ def test_without_its_real_servers_the_reference_fails(monkeypatch: pytest.Monkey
 
 def test_a_derivation_must_hold_when_a_task_loads() -> None:
     data = task("finance_stock_gap_1").model_dump(mode="json")
-    cp = data["checkpoints"][1]
+    cp = data["spec"]["checkpoints"][1]
     assert cp["derived"] == {"58": "183.1-125.1"}
     for derived, problem in [({"58": "183.1-124.1"}, "= 59, not 58"), ({"57": "183.1-125.1"}, "not one of the GT"),
                              ({"58": "AAPL-META"}, "unknown name")]:
         with pytest.raises(ValidationError, match=problem):
-            Task.model_validate(data | {"checkpoints": [data["checkpoints"][0], cp | {"derived": derived}]})
+            spec = data["spec"] | {"checkpoints": [data["spec"]["checkpoints"][0], cp | {"derived": derived}]}
+            LiveMCPBenchTask.model_validate(data | {"spec": spec})
 
 
 def scripted_run(endpoint: FaultServer, answer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
@@ -438,13 +440,13 @@ class OfficeCopilotClient:
             return ChatResponse(tool_calls=[RequestedCall(id="r", name="route", arguments=json.dumps(args))])
         if self.turn == 2:
             args = {"server_name": "filesystem", "tool_name": "read_file",
-                    "params": {"path": f"{workdir}/{t.input_files[0]}"}}
+                    "params": {"path": f"{workdir}/{t.spec.input_files[0]}"}}
             return ChatResponse(tool_calls=[RequestedCall(id="x", name="execute", arguments=json.dumps(args))])
         if self.turn == 3:
             original = messages[-1]["content"]
             content = original if self.sloppy else t.gold[1].calls[0].arguments["content"]
             args = {"server_name": "filesystem", "tool_name": "write_file",
-                    "params": {"path": f"{workdir}/{t.file_checks[0].path}", "content": content}}
+                    "params": {"path": f"{workdir}/{t.spec.file_checks[0].path}", "content": content}}
             return ChatResponse(tool_calls=[RequestedCall(id="w", name="execute", arguments=json.dumps(args))])
         return ChatResponse(content=t.reference_answer)
 
@@ -473,7 +475,7 @@ def test_success_is_decided_as_the_run_says(rules_pass: bool, judge_says: str, m
     settings = {"success": mode}
     record = anyio.run(lambda: run_episode(t, agent, protocol=PROTOCOL, settings=settings))
     assert record.score is not None and record.score["rule_success"] is rules_pass
-    met = json.dumps([judge_says == "success"] * len(t.key_points))
+    met = json.dumps([judge_says == "success"] * len(t.spec.key_points))
     reply = f'{{"key_points_met": {met}, "reason": "read", "status": "{judge_says}"}}'
     record = anyio.run(lambda: PROTOCOL.judge(t, record, Judging.with_client(JudgeClient(reply))))  # type: ignore[arg-type]
     assert record.score["success"] is success and record.score["success_rule"] == mode
@@ -552,7 +554,7 @@ def test_the_papers_setting_end_to_end_embeddings_route_and_the_judge_decides(
 
     t = task(STAY)
     a, b = (c.arguments["location"] for c in t.gold_calls)
-    met = json.dumps([True] * len(t.key_points))
+    met = json.dumps([True] * len(t.spec.key_points))
     script = [
         completion("OK"),  # the agent's preflight
         completion("OK"),  # the judge's
@@ -618,7 +620,7 @@ def test_failures_are_sorted_into_the_papers_error_taxonomy() -> None:
     def record(events: list[ToolCallEvent], *, status: str = "ok", stop: str = "answered",
                success: bool = False) -> EpisodeRecord:
         traj = Trajectory(task_id=t.id, agent="copilot", events=events, stop_reason=stop)  # type: ignore[arg-type]
-        return EpisodeRecord(task_id=t.id, epoch=0, category=t.category, status=status,  # type: ignore[arg-type]
+        return EpisodeRecord(task_id=t.id, epoch=0, category=t.spec.category, status=status,  # type: ignore[arg-type]
                              trajectory=traj, score={"success": success} if status == "ok" else None)
 
     routed = ToolCallEvent(round=0, tool="route", via="route", result=json.dumps(

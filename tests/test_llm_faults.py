@@ -33,8 +33,8 @@ from mcp_persona.llm import make_client
 from mcp_persona.llm.base import ModelError
 from mcp_persona.llm.openai_client import OpenAIChatClient
 from mcp_persona.llm.retry import RetryPolicy, parse_retry_after
+from mcp_persona.protocols import load_tasks
 from mcp_persona.runner import run_episode
-from mcp_persona.tasks import load_tasks
 
 TOOL = "lark__calendar_v4_calendar_list"  # a tool of load_tasks("persona")[0]
 BAD_ARGS = '{"page_size": 10,'  # a tool call whose arguments are not JSON

@@ -11,8 +11,8 @@ import pytest
 from mcp_persona.agents import ModelAgent
 from mcp_persona.llm import RetryPolicy, make_client
 from mcp_persona.llm.local_server import serve_local_model
+from mcp_persona.protocols import load_tasks
 from mcp_persona.runner import run_episode
-from mcp_persona.tasks import load_tasks
 
 pytestmark = pytest.mark.slow
 

@@ -14,12 +14,13 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol, load_suite
+from mcp_persona.protocols import get_protocol, load_suite, load_tasks
 from mcp_persona.protocols.mcpagentbench.candidates import candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.scoring import normalize_arguments, run_metrics, score_calls
+from mcp_persona.protocols.mcpagentbench.spec import MCPAgentBenchSpec, MCPAgentBenchTask
 from mcp_persona.protocols.mcpagentbench.validate import check_task
-from mcp_persona.tasks import Task, TaskFileError, load_tasks
+from mcp_persona.tasks import Task, TaskFileError, read_tasks
 from mcp_persona.trajectory import ToolCallEvent
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
@@ -30,10 +31,11 @@ CLOCK = {"now": "2026-03-10T09:30:00", "timezone": "America/Chicago"}
 def make_task(steps: list[list[tuple[str, dict[str, Any]]]], instruction: str = "x", typ: str = "multi") -> Task:
     lib = library()
     servers = list(dict.fromkeys(lib[t].server for step in steps for t, _ in step))
-    return Task.model_validate({
-        "id": "t1", "suite": "mcpagentbench", "type": typ, "domain": "daily", "instruction": instruction,
+    return MCPAgentBenchTask.model_validate({
+        "id": "t1", "suite": "mcpagentbench", "instruction": instruction,
         "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK,
-        "gold": [{"calls": [{"server": lib[t].server, "tool": t, "arguments": a} for t, a in step]} for step in steps]})
+        "gold": [{"calls": [{"server": lib[t].server, "tool": t, "arguments": a} for t, a in step]} for step in steps],
+        "spec": {"type": typ, "domain": "daily"}})
 
 
 def ev(rnd: int, tool: str, args: dict[str, Any] | None, result: Any = None) -> ToolCallEvent:
@@ -182,13 +184,14 @@ def test_suite_file_names_a_known_protocol(tmp_path: Path) -> None:
     (tmp_path / "t.json").write_text(json.dumps([bad]))
     with pytest.raises(TaskFileError, match="does not match the gold steps"):
         load_suite(str(tmp_path))
-    assert load_tasks(str(tmp_path))[0].id == bad["id"]  # the file format alone is the loader's; the fit, the suite's
+    # the file format alone is the loader's; the fit, the suite's
+    assert read_tasks(str(tmp_path), MCPAgentBenchSpec)[0].id == bad["id"]
 
 
 def test_the_bundled_suite_has_the_papers_shape() -> None:
     tasks = load_tasks("mcpagentbench")
     for domain in ("daily", "professional"):
-        counts = {t: sum(1 for x in tasks if x.domain == domain and x.type == t)
+        counts = {t: sum(1 for x in tasks if x.spec.domain == domain and x.spec.type == t)
                   for t in ("single", "dual_serial", "dual_parallel", "multi")}
         assert counts["single"] >= 30 and min(counts.values()) >= 20, counts
     assert len(library()) >= 140
@@ -280,7 +283,7 @@ def test_import_maps_the_peer_format_and_lists_what_it_cannot(tmp_path: Path) ->
     assert "protask_1_tool_9: tool 'no_such_tool' is not in the library" in result.output
     assert "arguments ['town'] are not parameters of our weather_tool" in result.output
     (task,) = load_tasks(str(tmp_path / "suite"))
-    assert (task.type, task.domain) == ("dual_parallel", "daily")
+    assert (task.spec.type, task.spec.domain) == ("dual_parallel", "daily")
     assert [[c.tool for c in s.calls] for s in task.gold] == [["weather_tool", "get_balance"]]
     assert anyio.run(check_task, task, MAB) == []
     result = runner.invoke(app, ["import", "persona", str(src)])

@@ -11,13 +11,12 @@ import pytest
 
 from mcp_persona.agents.noop import NoopAgent
 from mcp_persona.agents.reference import ReferenceAgent
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.mcpagentbench import episode_row, outcome
 from mcp_persona.protocols.mcpagentbench.published import RecordedAgent
 from mcp_persona.protocols.mcpagentbench.scoring import run_metrics
 from mcp_persona.runner import run_episode
 from mcp_persona.store import EpisodeRecord
-from mcp_persona.tasks import load_tasks
 
 MAB = get_protocol("mcpagentbench")
 TASKS = {t.id: t for t in load_tasks("mcpagentbench")}

@@ -30,10 +30,9 @@ from mcp_persona.llm.limits import (
 from mcp_persona.llm.openai_client import parse_chat_completion
 from mcp_persona.llm.preflight import PreflightError, preflight
 from mcp_persona.llm.retry import RetryPolicy
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.runner import CircuitBreaker, RunStopped, run_episode, run_suite
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import RequestedCall
 from test_llm_faults import OK, FaultServer, completion, status, tool_call
 
@@ -469,7 +468,7 @@ def test_a_sample_spreads_over_categories_and_is_seeded() -> None:
     tasks = load_tasks("persona")
     one = sample_tasks(tasks, 14, seed=1)
     assert len(one) == 14 and one == sample_tasks(tasks, 14, seed=1)
-    assert len({t.category for t in one}) == len({t.category for t in tasks}) == 7  # two of each
+    assert len({t.spec.category for t in one}) == len({t.spec.category for t in tasks}) == 7  # two of each
     assert sample_tasks(tasks, 14, seed=2) != one
     assert len(sample_tasks(tasks[:5], 50)) == 5
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol, protocol_names
+from mcp_persona.protocols import get_protocol, load_tasks, protocol_names
 from mcp_persona.protocols.paper_tables import (
     OVERALL,
     PaperColumn,
@@ -27,7 +27,6 @@ from mcp_persona.protocols.persona.subsets import subset_figures, subset_of
 from mcp_persona.report import load_run
 from mcp_persona.report.html import render_html
 from mcp_persona.report.markdown import render_markdown
-from mcp_persona.tasks import load_tasks
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
 MARK = "(published, paper's task set)"
@@ -163,7 +162,7 @@ def test_persona_tasks_fall_into_the_papers_per_app_subsets() -> None:
                                           "email_gmail_001", "lark_obsidian_001")] == \
         ["Lark_Short", "Lark_Long", "Lark_Other", "Hodgepodge", "Email", "Lark_Obsidian"]
     rednote_lark = next(t for t in tasks.values()
-                        if t.category == "rednote_centric" and "lark" in t.server_names)
+                        if t.spec.category == "rednote_centric" and "lark" in t.server_names)
     assert subset_of(rednote_lark) == "Lark_Rednote"  # the pair counts once, whichever app is the hub
 
 

@@ -24,8 +24,10 @@ from mcp_persona.persona_gen.pipeline import generate, make_candidate
 from mcp_persona.persona_gen.prototype import Prototype, PrototypeError, parse_prototype, prototype
 from mcp_persona.persona_gen.review import import_review, read_review, write_review
 from mcp_persona.persona_gen.sample import Chain, feeds_for, is_coherent, llm_realism, sample_chains
+from mcp_persona.protocols import load_tasks
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.protocols.persona.validate import check_task
-from mcp_persona.tasks import SearchCheckpoint, Task, load_tasks
+from mcp_persona.tasks import SearchCheckpoint
 
 SERVERS = ["lark", "obsidian"]
 
@@ -291,18 +293,18 @@ def test_end_to_end_generate_review_import(graph: ToolGraph, tmp_path: Path) -> 
     valid = [c for c in candidates if not c.problems]
     assert len(valid) / len(candidates) >= 0.6, [c.problems for c in candidates]
     for c in candidates:
-        assert c.task.id.startswith("gen_lark_s0_") and c.task.category == "collaboration"
-        assert c.task.gold and c.task.checkpoints and c.task.implicit_context is not None
+        assert c.task.id.startswith("gen_lark_s0_") and c.task.spec.category == "collaboration"
+        assert c.task.gold and c.task.spec.checkpoints and c.task.spec.implicit_context is not None
 
     review = tmp_path / "review.jsonl"
     assert write_review(review, candidates) == 8
     items = read_review(review)
     assert [i.id for i in items] == [c.task.id for c in candidates] and {i.status for i in items} == {"pending"}
-    assert [Task.model_validate(i.task_json) for i in items] == [c.task for c in candidates]  # round trip
+    assert [PersonaTask.model_validate(i.task_json) for i in items] == [c.task for c in candidates]  # round trip
 
     # a reviewer accepts a valid one, accepts a tampered copy (wrong GT), rejects one, leaves the rest pending
     good = next(c for c in candidates if not c.problems and any(isinstance(cp, SearchCheckpoint)
-                                                                for cp in c.task.checkpoints))
+                                                                for cp in c.task.spec.checkpoints))
     lines = [json.loads(line) for line in review.read_text().splitlines()]
     for line in lines:
         if line["id"] == good.task.id:
@@ -310,7 +312,7 @@ def test_end_to_end_generate_review_import(graph: ToolGraph, tmp_path: Path) -> 
     tampered = json.loads(json.dumps(next(x for x in lines if x["id"] == good.task.id)))
     tampered["id"] = tampered["task"]["id"] = good.task.id + "_tampered"
     tampered["task"]["instruction"] += " Thanks!"
-    search = next(cp for cp in tampered["task"]["checkpoints"] if cp["type"].endswith("search"))
+    search = next(cp for cp in tampered["task"]["spec"]["checkpoints"] if cp["type"].endswith("search"))
     search["gt_value"] = ["a value no tool returns"]
     lines.append(tampered)
     rejected = next(x for x in lines if x["id"] != good.task.id)
@@ -350,7 +352,7 @@ def test_cross_server_candidate(graph: ToolGraph) -> None:
     proto = Prototype("Find notes about {meeting} and tell me what they say.", {"meeting": "event"})
     cand = anyio.run(lambda: make_candidate(ScriptedClient([]), graph, chain, task_id="x_1", suite="t", proto=proto,
                                             contexts={"lark": "chen_yu", "obsidian": "chen_yu"}))
-    assert cand.task.category == "lark_centric" and cand.task.variant == "long"
+    assert cand.task.spec.category == "lark_centric" and cand.task.spec.variant == "long"
     assert [s.server for s in cand.task.servers] == ["lark", "obsidian"]
     meeting = cand.task.gold[2].calls[0].arguments["query"]
     assert meeting in cand.task.instruction

@@ -10,8 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app
-from mcp_persona.protocols import get_protocol, protocol_names, register_protocol
-from mcp_persona.tasks import load_tasks
+from mcp_persona.protocols import get_protocol, load_tasks, protocol_names, register_protocol
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
 TOY = Path(__file__).parent / "toy_protocol" / "__init__.py"
@@ -29,7 +28,9 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("toy-suite")
     (folder / "suite.json").write_text(json.dumps({"protocol": "toy", "description": "a toy suite"}))
     tasks = [t.model_copy(update={"suite": "toy"}) for t in load_tasks("persona") if t.id in TASKS]
-    (folder / "tasks.json").write_text(json.dumps([t.model_dump(mode="json") for t in tasks]))
+    # a toy task's spec is the shared one: its group alone
+    rows = [t.model_dump(mode="json") | {"spec": {"category": t.spec.category}} for t in tasks]
+    (folder / "tasks.json").write_text(json.dumps(rows))
     return folder
 
 

@@ -13,14 +13,14 @@ import pytest
 
 from mcp_persona.agents import Agent, NoopAgent, ReferenceAgent
 from mcp_persona.environment import Environment
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.base import PoolSpec, ToolPool
 from mcp_persona.protocols.livemcp101 import LiveMCP101Protocol
 from mcp_persona.protocols.persona import gold_changes
 from mcp_persona.runner import Judging, run_episode, run_suite
 from mcp_persona.scoring.strict import compare_end_states
 from mcp_persona.store import EpisodeRecord, RunStore
-from mcp_persona.tasks import Task, load_tasks
+from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
 TASKS = {t.id: t for t in load_tasks("livemcp101")}

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from mcp_persona.agents import ModelAgent
 from mcp_persona.cli import app
 from mcp_persona.llm.base import ChatResponse, ModelError
-from mcp_persona.protocols import get_protocol
+from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.report import compare_runs, load_run, load_runs
 from mcp_persona.report.html import CSP, render_html
 from mcp_persona.report.load import RunLoadError
@@ -30,7 +30,6 @@ from mcp_persona.report.plots import failure_modes, pareto_frontier, save, write
 from mcp_persona.report.summary import build_summary, write_summary
 from mcp_persona.runner import RunConfig, run_episode
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import RequestedCall, Usage
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
@@ -279,7 +278,7 @@ def test_html_leaderboard_rows_and_numbers(runs: dict[str, Path]) -> None:
     html = render_html(loaded)
     page = parse(html)
     assert_offline(html, page)
-    cats = sorted({t.category for t in suite_tasks()})
+    cats = sorted({t.spec.category for t in suite_tasks()})
     assert [label_cell(r[1]) for r in page.rows] == ["reference", "scripted-test", "noop"]  # ranked by Acc
     ref_row, model_row, noop_row = page.rows
     # rank, run, episodes, Acc, SR-0.8, Exec-Acc, Strict, tokens in, tokens out, cost, calls, errors, time (the
@@ -335,7 +334,7 @@ def test_markdown_leaderboard_and_categories(runs: dict[str, Path]) -> None:
     assert all(line.count("|") == table[0].count("|") for line in table)
     cat = lines[lines.index("## Acc by category"):]
     assert cat[4] == "| Category | reference | scripted-test | noop |"
-    cats = [t.category for t in suite_tasks()]
+    cats = [t.spec.category for t in suite_tasks()]
     for c in set(cats):
         assert f"| {c} | 100.0 ({cats.count(c)}) |" in md
     assert "## Exec-Acc by category" in md
@@ -504,7 +503,7 @@ def test_the_page_renders_in_chromium_without_any_request(runs: dict[str, Path],
     assert "<img src=" not in view and "<b>bold</b>" not in view
     assert 'class="event tool err"' in view and "State diff" in view and "no state change" in view
     assert "Checkpoints" in view and "GT values" in view  # a checkpoint's verdict and its reason
-    summary = next(t for t in load_tasks("persona") if t.id == "lark_002").checkpoints[0].summary
+    summary = next(t for t in load_tasks("persona") if t.id == "lark_002").spec.checkpoints[0].summary
     assert escape(summary, quote=False) in view
     # the first episode opens by default; a state change is listed
     dom = dump_dom(page, tmp_path / "profile2")

@@ -21,10 +21,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from mcp_persona.mutants import gold_plan, observe_gold
-from mcp_persona.protocols import get_protocol, suite_protocol
+from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 from mcp_persona.protocols.persona import PersonaProtocol
 from mcp_persona.runner import RunConfig, run_episode
-from mcp_persona.tasks import load_tasks
 from sloppy_agents import AGENTS, ANSWERS, PROTOCOL_AGENTS, agent
 
 DATA = Path(__file__).parent / "data" / "rescore"

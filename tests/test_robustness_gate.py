@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from mcp_persona.apps import get_app
 from mcp_persona.apps._normalize import StrictNote
 from mcp_persona.cli import app
-from mcp_persona.protocols import suite_protocol
+from mcp_persona.protocols import load_tasks, suite_protocol
 from mcp_persona.robustness import (
     GATE_PCT,
     ProbedCall,
@@ -24,7 +24,6 @@ from mcp_persona.robustness import (
     note_problems,
     robustness_gate,
 )
-from mcp_persona.tasks.loader import load_tasks
 from mcp_persona.trajectory import ToolCallEvent
 
 TELEGRAM = get_app("telegram")

@@ -19,6 +19,7 @@ import mcp_persona
 import mcp_persona.scoring.checkpoints as checkpoints_mod
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import Hierarchy, diff_states, is_ignored
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
@@ -71,14 +72,13 @@ def after(before: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_task(checkpoints: list[dict[str, Any]], *, tid: str = "t1", category: str = "collaboration") -> Task:
-    return Task.model_validate({
+    return PersonaTask.model_validate({
         "id": tid,
         "suite": "test",
-        "category": category,
         "instruction": "do the thing",
         "servers": [{"server": "lark", "context_id": "chen_yu"}],
         "clock": {"now": "2026-03-10T09:30:00", "timezone": "Asia/Shanghai"},
-        "checkpoints": checkpoints,
+        "spec": {"category": category, "checkpoints": checkpoints},
     })
 
 
@@ -561,7 +561,7 @@ class TestEpisode:
         assert s.exec_acc is None
 
     def test_lark_001_perfect(self, before: dict[str, Any], after: dict[str, Any]) -> None:
-        task = Task.model_validate(json.loads((DATA / "tasks/persona/lark_001.json").read_text(encoding="utf-8")))
+        task = PersonaTask.model_validate_json((DATA / "tasks/persona/lark_001.json").read_text(encoding="utf-8"))
         ev = add_event(after, PRIMARY, NEW_EVENT, "Poster print review", "1773212400", "1773216000")
         add_attendee(ev, NEW_ATTENDEE, ZHAO)
         t = traj(answer=f"Created it and invited Zhao Min ({ZHAO}).")
@@ -572,7 +572,7 @@ class TestEpisode:
         assert s.collateral == []
 
     def test_lark_001_wrong_calendar(self, before: dict[str, Any], after: dict[str, Any]) -> None:
-        task = Task.model_validate(json.loads((DATA / "tasks/persona/lark_001.json").read_text(encoding="utf-8")))
+        task = PersonaTask.model_validate_json((DATA / "tasks/persona/lark_001.json").read_text(encoding="utf-8"))
         ev = add_event(after, SHARED, NEW_EVENT, "Poster print review", "1773212400", "1773216000")
         add_attendee(ev, NEW_ATTENDEE, ZHAO)
         t = traj(call("contact_v3_user_batchGetId", json.dumps({"user_list": [{"user_id": ZHAO}]})), answer="Done.")
@@ -637,7 +637,7 @@ class TestGrounding:
 
     def test_derivations_are_checked_when_a_task_loads(self) -> None:
         ok = make_task([search_cp(["183.1", "58"]) | {"derived": {"58": "183.1-125.1"}}])
-        assert ok.checkpoints[0].derived == {"58": "183.1-125.1"}  # type: ignore[union-attr]
+        assert ok.spec.checkpoints[0].derived == {"58": "183.1-125.1"}  # type: ignore[union-attr]
         assert derivation_problem("8666.67", "26000/3") is None
         assert derivation_problem("8667", "26000/3") is not None  # a coarser value says so: round(26000/3)
         with pytest.raises(ValueError, match="not 59"):
@@ -870,8 +870,8 @@ class TestBuildSummary:
             tr = Trajectory(task_id=task.id, agent="test", events=events, elapsed_s=elapsed,
                             stop_reason="error" if status == "error" else "answered",
                             error="boom" if status == "error" else None)
-            return EpisodeRecord(task_id=task.id, category=task.category, status=status, trajectory=tr, score=score,
-                                 error=tr.error)
+            return EpisodeRecord(task_id=task.id, category=task.spec.category, status=status, trajectory=tr,
+                                 score=score, error=tr.error)
 
         records = [
             rec(t_ops, "ok", [model(1, 100, 10), call("a", rnd=1), call("b", error=True, rnd=1), model(2, 200, 20),

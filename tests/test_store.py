@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mcp_persona.cli import app, main
+from mcp_persona.protocols import load_tasks
 from mcp_persona.store import (
     LOCK_FILE,
     MAX_STORED_TEXT,
@@ -28,7 +29,6 @@ from mcp_persona.store import (
     store_error,
     task_set,
 )
-from mcp_persona.tasks import load_tasks
 from mcp_persona.trajectory import ModelCallEvent, ToolCallEvent, Trajectory
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})

@@ -20,11 +20,12 @@ from mcp_persona.mutants import (
     mutation_test,
     observe_gold,
 )
+from mcp_persona.protocols import load_tasks
 from mcp_persona.runner import run_episode
 from mcp_persona.scoring.grounding import PASTE_MIN_REPEATED, verbatim_form
 from mcp_persona.scoring.strict import compare_end_states, strict_pass
 from mcp_persona.store import EpisodeRecord
-from mcp_persona.tasks import GoldCall, Task, load_tasks
+from mcp_persona.tasks import GoldCall, Task
 from mcp_persona.validate import mutation_problems
 
 pytestmark = pytest.mark.anyio
@@ -40,8 +41,9 @@ async def replay(task: Task, plan: Any) -> EpisodeRecord:
 
 def with_checkpoints(task: Task, checkpoints: list[dict[str, Any]], **extra: Any) -> Task:
     # the bundled task's own exemptions are dropped: each test states the ones it means
-    data = task.model_dump(mode="json") | {"checkpoints": checkpoints, "mutation_exemptions": []} | extra
-    return Task.model_validate(data)
+    data = task.model_dump(mode="json")
+    data["spec"] |= {"checkpoints": checkpoints, "mutation_exemptions": []} | extra
+    return type(task).model_validate(data)
 
 
 # -- the strict pass ----------------------------------------------------------------------------------
@@ -172,7 +174,7 @@ STRONG_TEXT = WEAK_TEXT | {"expect": WEAK_TEXT["expect"] | {"text.content": {"$c
 
 def wecom_task(text_checkpoint: dict[str, Any], **extra: Any) -> Task:
     base = bundled("collab_wecom_003")
-    return with_checkpoints(base, [*base.model_dump(mode="json")["checkpoints"][:2], text_checkpoint], **extra)
+    return with_checkpoints(base, [*base.model_dump(mode="json")["spec"]["checkpoints"][:2], text_checkpoint], **extra)
 
 
 async def test_the_four_mutant_kinds_are_derived_from_observed_writes() -> None:
@@ -237,7 +239,7 @@ def test_anyio_backend_runs_the_mutation_test_synchronously() -> None:
 
 async def test_rules_never_pass_what_they_cannot_check() -> None:
     base = bundled("collab_wecom_003")
-    cps = base.model_dump(mode="json")["checkpoints"]
+    cps = base.model_dump(mode="json")["spec"]["checkpoints"]
     cps[2] = STRONG_TEXT | {"rules_cannot_check": "whether the text tells Song Ke where the file is"}
     task = with_checkpoints(base, cps)
     record = await replay(task, gold_plan(task))

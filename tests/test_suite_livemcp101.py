@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli import app
+from mcp_persona.protocols import load_tasks
 from mcp_persona.protocols.persona.validate import check_task
 from mcp_persona.store import RunStore
-from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint, load_tasks
+from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint
 
 TASKS = load_tasks("livemcp101")
 DOMAINS = {"travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
@@ -26,26 +27,26 @@ DOMAINS = {"travel_lifestyle", "leisure_entertainment", "finance_markets", "web_
 
 
 def test_tiers_domains_and_plan_lengths() -> None:
-    tiers = Counter(t.difficulty for t in TASKS)
+    tiers = Counter(t.spec.difficulty for t in TASKS)
     assert len(TASKS) >= 101 and tiers["easy"] >= 30 and tiers["medium"] >= 30 and tiers["hard"] >= 41
-    assert {t.category for t in TASKS} == DOMAINS
+    assert {t.spec.category for t in TASKS} == DOMAINS
     assert all(t.suite == "livemcp101" for t in TASKS)
     calls = {t.id: len(t.gold_calls) for t in TASKS}
     assert mean(calls.values()) >= 5
     assert sum(n >= 12 for n in calls.values()) >= 5
-    by_tier = {d: mean(calls[t.id] for t in TASKS if t.difficulty == d) for d in ("easy", "medium", "hard")}
+    by_tier = {d: mean(calls[t.id] for t in TASKS if t.spec.difficulty == d) for d in ("easy", "medium", "hard")}
     assert by_tier["easy"] < by_tier["medium"] < by_tier["hard"]
     # most tasks combine servers, and the hard ones all look up, compute and write
     assert sum(len(t.servers) > 1 for t in TASKS) >= 60
     for t in TASKS:
-        if t.difficulty == "hard":
-            assert any(isinstance(c, OperateCheckpoint) for c in t.checkpoints), t.id
-            assert any(isinstance(c, SearchCheckpoint) for c in t.checkpoints), t.id
+        if t.spec.difficulty == "hard":
+            assert any(isinstance(c, OperateCheckpoint) for c in t.spec.checkpoints), t.id
+            assert any(isinstance(c, SearchCheckpoint) for c in t.spec.checkpoints), t.id
 
 
 def test_written_files_and_sheets_are_checked_for_facts() -> None:
     for t in TASKS:
-        for c in t.checkpoints:
+        for c in t.spec.checkpoints:
             if isinstance(c, OperateCheckpoint) and c.server == "filesystem":
                 # a value, or the facts of one line in any layout: never the gold file's sentence
                 assert set(c.expect["content"]) <= {"$contains", "$line"} and c.expect["path"].startswith("/home/user/")
@@ -64,7 +65,7 @@ def test_tasks_json_lists_difficulty() -> None:
     result = CliRunner().invoke(app, ["tasks", "--suite", "livemcp101", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)
-    assert Counter(r["difficulty"] for r in rows) == Counter(t.difficulty for t in TASKS)
+    assert Counter(r["difficulty"] for r in rows) == Counter(t.spec.difficulty for t in TASKS)
 
 
 @pytest.mark.parametrize("task_id", ["finance_easy_01", "office_medium_01", "travel_hard_01"])

@@ -22,9 +22,9 @@ from mcp_persona.agents.tool_schema import (
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.environment import SEP, Environment, PoolTool, app_tools
 from mcp_persona.llm.base import ChatResponse, wire_json
+from mcp_persona.protocols import load_tasks
 from mcp_persona.report.summary import build_summary
 from mcp_persona.runner import RunConfig, run_episode
-from mcp_persona.tasks import load_tasks
 
 # Ceilings on what one request carries for the tools (compact JSON characters; tokens ~ chars / 3), just
 # above today's sizes: the largest tool is notion_append_block_children (5,026: its blocks' children are cut

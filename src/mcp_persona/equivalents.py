@@ -29,7 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_persona.tasks import SearchCheckpoint, Task
+from mcp_persona.tasks import CheckedSpec, SearchCheckpoint, Task, checkpoints_of
+from mcp_persona.tasks.models import EquivalenceExemption
 
 if TYPE_CHECKING:
     from mcp_persona.protocols.base import Protocol
@@ -139,7 +140,7 @@ def relaid(text: str) -> str:
 
 def _formula(value: float, task: Task) -> str:
     """A formula that computes ``value``: a derived value's own arithmetic where a checkpoint declares one."""
-    for cp in task.checkpoints:
+    for cp in checkpoints_of(task):
         if isinstance(cp, SearchCheckpoint):
             for gt, expression in cp.derived.items():
                 try:
@@ -254,8 +255,8 @@ async def equivalence_test(task: Task, protocol: Protocol) -> TaskEquivalence:
     else:
         calls = retyped_calls(task)
         variants = [Equivalent("free_text", task.reference_answer, calls)] if calls != gold_plan(task) else []
-    out = TaskEquivalence(task.id, task.category)
-    exempt = {e.kind for e in task.equivalence_exemptions}
+    out = TaskEquivalence(task.id, task.spec.category)
+    exempt = {e.kind for e in _exemptions(task)}
     for eq in variants:
         record = await run_episode(task, ReplayAgent(eq.calls, answer=eq.answer), protocol=protocol)
         why = protocol.short_of_full(record.score) if record.score is not None else f"errored: {record.error}"
@@ -263,12 +264,16 @@ async def equivalence_test(task: Task, protocol: Protocol) -> TaskEquivalence:
     return out
 
 
+def _exemptions(task: Task) -> list[EquivalenceExemption]:
+    return task.spec.equivalence_exemptions if isinstance(task.spec, CheckedSpec) else []
+
+
 def equivalence_problems(task: Task, result: TaskEquivalence) -> list[str]:
     """Variants that lost the score without an exemption, and exemptions that excuse nothing."""
     problems = [f"an equivalent answer loses the score ({r.kind}: {r.why}) — accept that form in the checks, or "
                 f"add an equivalence exemption for {r.kind!r} saying why it is wrong" for r in result.failures]
     lost = {r.kind for r in result.results if not r.kept}
-    problems += [f"equivalence exemption {e.kind!r} excuses no variant" for e in task.equivalence_exemptions
+    problems += [f"equivalence exemption {e.kind!r} excuses no variant" for e in _exemptions(task)
                  if e.kind not in lost]
     return problems
 

@@ -89,8 +89,8 @@ def _tool_result(event: dict[str, Any], name: str, call_id: str) -> Message:
 
 def episode_rows(run: Run) -> Iterable[dict[str, Any]]:
     """The run's episodes as export rows (see the module)."""
-    from mcp_persona.protocols import get_protocol
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.protocols import get_protocol, load_tasks
+    from mcp_persona.tasks import TaskFileError
 
     config = run.config
     protocol = get_protocol(str(config.get("protocol") or "persona"))

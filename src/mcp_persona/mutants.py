@@ -32,7 +32,8 @@ from mcp_persona.context_tree import ContextTree, canonical_hash
 from mcp_persona.environment import Environment
 from mcp_persona.scoring.normalize import looks_like_id, normalize
 from mcp_persona.scoring.strict import change_signatures, holds_contents, strict_pass
-from mcp_persona.tasks import GoldCall, Task
+from mcp_persona.tasks import CheckedSpec, GoldCall, Task
+from mcp_persona.tasks.models import MutationExemption
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 MutantKind = Literal["drop", "free_text", "duplicate", "duplicate_nested", "retarget"]
@@ -154,6 +155,11 @@ class ReplayAgent:
 
 # A short sentence around pasted outputs: what a scripted agent that pastes adds to pass as answering.
 PASTE_SENTENCES = ("Here is what I found:\n", "\nThat is everything you asked for.")
+
+
+def mutation_exemptions(task: Task) -> list[MutationExemption]:
+    """The mutants the task declares its checks may let pass (a spec without checkpoints declares none)."""
+    return task.spec.mutation_exemptions if isinstance(task.spec, CheckedSpec) else []
 
 
 def gold_plan(task: Task) -> tuple[PlannedCall, ...]:
@@ -296,8 +302,8 @@ async def mutation_test(task: Task) -> TaskMutation:
     from mcp_persona.runner import run_episode
 
     obs = await observe_gold(task)
-    out = TaskMutation(task.id, task.category)
-    exemptions = {e.key for e in task.mutation_exemptions}
+    out = TaskMutation(task.id, task.spec.category)
+    exemptions = {e.key for e in mutation_exemptions(task)}
     for mutant in derive_mutants(task, obs):
         agent = ReplayAgent(mutant.calls)
         record = await run_episode(task, agent)

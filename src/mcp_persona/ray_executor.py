@@ -108,10 +108,11 @@ def _episode(task_json: str, epoch: int, recipe: dict[str, Any], protocol: str, 
     ray = _ray()
     actor = ray.get_actor(LIMITS_ACTOR, namespace=NAMESPACE)
     share_limits(lambda key, limit: _SharedLimit(actor, key, limit))
-    task = Task.model_validate_json(task_json)
+    chosen = get_protocol(protocol)
+    task = chosen.task_model.model_validate_json(task_json)
     built = AgentRecipe(**recipe)
     record = anyio.run(functools.partial(run_episode, task, built.build(), tools=tools,  # type: ignore[arg-type]
-                                         epoch=epoch, protocol=get_protocol(protocol), settings=settings,
+                                         epoch=epoch, protocol=chosen, settings=settings,
                                          skills=Skills(built.skills), context_distractors=context_distractors))
     return record.model_dump_json()
 

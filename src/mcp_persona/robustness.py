@@ -44,7 +44,7 @@ from mcp_persona.mutants import Label, gold_plan
 from mcp_persona.protocols.base import Protocol
 from mcp_persona.scoring.normalize import appears_in, looks_like_id
 from mcp_persona.tasks import Task
-from mcp_persona.tasks.models import SearchCheckpoint
+from mcp_persona.tasks.models import SearchCheckpoint, checkpoints_of
 from mcp_persona.trajectory import ToolCallEvent
 
 Args = dict[str, Any]
@@ -292,7 +292,7 @@ def _needed(task: Task, gold: ToolCallEvent, later: list[ToolCallEvent]) -> list
     """What the rest of the chain takes from ``gold``'s reply: GT values and later arguments found in it
     (a value also in the call's own arguments is an echo, not something learnt)."""
     own = set(_leaves(gold.arguments))
-    candidates = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value]
+    candidates = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value]
     candidates += [v for e in later for v in _leaves(e.arguments) if len(v) >= 2]
     out = []
     for v in dict.fromkeys(candidates):

@@ -61,7 +61,7 @@ async def run_episode(
     except (KeyError, ValueError) as exc:  # an app or context the task needs is missing: this episode errs
         trajectory.stop_reason = "error"
         trajectory.error = f"environment: {exc}"
-        return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
+        return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.spec.category, status="error",
                              trajectory=trajectory, error=trajectory.error)
     reference_agent = protocol.reference_agent(task)
     reference: ReferenceExecution | None = None
@@ -81,13 +81,14 @@ async def run_episode(
         internal = env.internal_errors()
         kept = reference_record(reference) if reference is not None else None
         if trajectory.stop_reason == "error":
-            return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="error",
+            return EpisodeRecord(task_id=task.id, epoch=epoch, category=task.spec.category, status="error",
                                  trajectory=trajectory, internal_errors=internal, error=trajectory.error,
                                  reference=kept)
         score = await protocol.score(task, trajectory, env, reference)
         diff = state_changes(env)
-    record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.category, status="ok", trajectory=trajectory,
-                           score=score, diff=diff, internal_errors=internal, pool=spec.description, reference=kept)
+    record = EpisodeRecord(task_id=task.id, epoch=epoch, category=task.spec.category, status="ok",
+                           trajectory=trajectory, score=score, diff=diff, internal_errors=internal,
+                           pool=spec.description, reference=kept)
     return await protocol.judge(task, record, judging)
 
 

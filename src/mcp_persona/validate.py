@@ -23,7 +23,7 @@ import anyio
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.equivalents import TaskEquivalence, equivalence_problems, equivalence_test
-from mcp_persona.mutants import TaskMutation, mutation_test
+from mcp_persona.mutants import TaskMutation, mutation_exemptions, mutation_test
 from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.robustness import RobustnessReport, robustness_gate
 from mcp_persona.scoring.normalize import normalize
@@ -91,7 +91,7 @@ def mutation_problems(task: Task, mutation: TaskMutation) -> list[str]:
                 f"Acc {r.acc:.2f}, strict {r.strict}) — strengthen a checkpoint or add a mutation exemption "
                 f"with key {r.mutant.key!r}" for r in mutation.survivors if not r.exempt]
     surviving = {r.mutant.key for r in mutation.survivors}
-    problems += [f"mutation exemption {e.key!r} excuses no surviving mutant" for e in task.mutation_exemptions
+    problems += [f"mutation exemption {e.key!r} excuses no surviving mutant" for e in mutation_exemptions(task)
                  if e.key not in surviving]
     return problems
 

@@ -70,21 +70,22 @@ def tasks(
 ) -> None:
     """List the tasks of a suite."""
     items = load_suite(suite)
-    rows = [{"id": t.id, "category": t.category, "difficulty": t.difficulty, "servers": t.server_names,
-             "checkpoints": len(t.checkpoints), "gold_calls": len(t.gold_calls), "type": t.type, "domain": t.domain}
+    rows = [{"id": t.id, **t.spec.listing(), "servers": t.server_names, "gold_calls": len(t.gold_calls)}
             for t in items]
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     table = Table(title=f"{suite}: {len(rows)} tasks")
     table.add_column("id", no_wrap=True)  # an id is never cut (it is what --tasks takes); the rest wrap
-    for col in ("category", "difficulty", "servers"):
+    # the spec's own labels (category, tier, chain type...) as columns; its lists are counted in the JSON only
+    labels = [k for k, v in rows[0].items() if k not in ("id", "servers", "gold_calls") and not isinstance(v, int)]
+    for col in (*labels, "servers"):
         table.add_column(col, overflow="fold")
     for col in ("checks", "gold"):
         table.add_column(col, justify="right")
     for r in rows:
-        table.add_row(r["id"], r["category"], r["difficulty"] or "-", ", ".join(r["servers"]), str(r["checkpoints"]),
-                      str(r["gold_calls"]))
+        table.add_row(r["id"], *(str(r[k] or "-") for k in labels), ", ".join(r["servers"]),
+                      str(r.get("checkpoints", "-")), str(r["gold_calls"]))
     console.print(table)
 
 

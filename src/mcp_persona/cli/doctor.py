@@ -154,8 +154,7 @@ def largest_first_request(suite: str, budget_s: float = MEASURE_BUDGET_S) -> Lar
     from mcp_persona.agents import CopilotAgent, ModelAgent
     from mcp_persona.agents.tool_schema import estimate_tokens, spec_chars
     from mcp_persona.llm.base import wire_json
-    from mcp_persona.protocols import suite_protocol
-    from mcp_persona.tasks import load_tasks
+    from mcp_persona.protocols import load_tasks, suite_protocol
 
     protocol = suite_protocol(suite)
     settings = protocol.settings({})

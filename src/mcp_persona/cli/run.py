@@ -429,7 +429,7 @@ def sample_tasks(tasks: Sequence[Any], n: int, seed: int = 0) -> list[Any]:
     its next task of a seeded shuffle; the sample keeps the suite's order."""
     by_category: dict[str, list[Any]] = {}
     for task in tasks:
-        by_category.setdefault(task.category, []).append(task)
+        by_category.setdefault(task.spec.category, []).append(task)
     rng = random.Random(seed)
     queues = [rng.sample(group, len(group)) for _, group in sorted(by_category.items())]
     rng.shuffle(queues)

@@ -126,9 +126,10 @@ def render_request(task: Task, budget: int) -> str:
 
 
 def render_context(task: Task, budget: int) -> str:
-    if not task.necessary_context:
+    facts = task.spec.given_facts()
+    if not facts:
         return "(none)"
-    return clip("\n".join(f"- {k}: {v}" for k, v in task.necessary_context.items()), budget)
+    return clip("\n".join(f"- {k}: {v}" for k, v in facts.items()), budget)
 
 
 def _readable_refs(value: Any) -> Any:

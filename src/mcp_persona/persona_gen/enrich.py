@@ -31,7 +31,7 @@ from mcp_persona.persona_gen.fields import TEXT, resolve, snake
 from mcp_persona.persona_gen.graph import ToolGraph
 from mcp_persona.persona_gen.prototype import Prototype
 from mcp_persona.persona_gen.sample import Chain
-from mcp_persona.tasks import OtherCheckpoint, ServerContext, Task
+from mcp_persona.tasks import ServerContext, Task, TaskSpec
 from mcp_persona.trajectory import ToolCallEvent
 
 Source = Literal["found", "given"]
@@ -99,8 +99,8 @@ class Draft:
 def draft_task(servers: list[ServerContext], clock: TaskClock, seed: int = 0) -> Task:
     """A stand-in task to open an environment on (ids generated there match a later replay: same servers,
     same order, same seed)."""
-    return Task(id="draft", suite="draft", category="other", instruction="draft", servers=servers, clock=clock,
-                checkpoints=[OtherCheckpoint(summary="draft")], seed=seed)
+    return Task[TaskSpec](id="draft", suite="draft", instruction="draft", servers=servers, clock=clock,
+                          spec=TaskSpec(), seed=seed)
 
 
 async def enrich(graph: ToolGraph, chain: Chain, proto: Prototype, *, contexts: dict[str, str],

@@ -167,7 +167,7 @@ async def _plain_calls(app: App, session: _AppSession, obs: Observation) -> None
 async def _gold_calls(servers: set[str], obs: Observation) -> None:
     from mcp_persona.agents.reference import resolve_refs
     from mcp_persona.environment import Environment
-    from mcp_persona.tasks import load_tasks
+    from mcp_persona.protocols import load_tasks
 
     for task in load_tasks("persona"):
         if not servers & set(task.server_names):

@@ -22,6 +22,7 @@ from mcp_persona.persona_gen.fuzzify import Fuzzed, fuzzify
 from mcp_persona.persona_gen.graph import ToolGraph, build_graph
 from mcp_persona.persona_gen.prototype import Prototype, PrototypeError, prototype
 from mcp_persona.persona_gen.sample import Chain, llm_realism, sample_chains
+from mcp_persona.protocols.persona.spec import PersonaSpec, PersonaTask
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import Checkpoint, GoldCall, GoldStep, OtherCheckpoint, SearchCheckpoint, Task
 
@@ -43,9 +44,12 @@ class Candidate:
 
 
 def task_to_json(task: Task) -> dict[str, Any]:
-    """The task as a task file holds it: top-level fields left at their empty default are dropped."""
+    """The task as a task file holds it: fields (of the task and of its spec) left at their empty default are
+    dropped."""
     data = task.model_dump(mode="json")
-    data["checkpoints"] = [{k: v for k, v in cp.items() if v is not None} for cp in data["checkpoints"]]
+    spec = data["spec"]
+    spec["checkpoints"] = [{k: v for k, v in cp.items() if v is not None} for cp in spec["checkpoints"]]
+    data["spec"] = {k: v for k, v in spec.items() if v not in (None, [], {})}
     return {k: v for k, v in data.items() if v not in (None, [], {}) and not (k == "seed" and v == 0)}
 
 
@@ -96,14 +100,15 @@ def assemble(draft: Draft, fuzzed: Fuzzed, checkpoints: list[Checkpoint], *, tas
         last = draft.steps[-1]
         kept = [OtherCheckpoint(summary=f"Call {last.tool} successfully", server=last.server, tool=last.tool)]
     n = len(draft.steps)
-    return Task(
-        id=task_id, suite=suite, category=category_of([s.server for s in draft.servers]),  # type: ignore[arg-type]
-        variant="long" if n >= 4 else "short", instruction=fuzzed.instruction,
-        necessary_context=fuzzed.necessary_context, unnecessary_context=fuzzed.unnecessary_context,
-        servers=draft.servers, clock=draft.clock,
+    spec = PersonaSpec(
+        category=category_of([s.server for s in draft.servers]),  # type: ignore[arg-type]
+        variant="long" if n >= 4 else "short", necessary_context=fuzzed.necessary_context,
+        unnecessary_context=fuzzed.unnecessary_context, checkpoints=kept,
+        difficulty="easy" if n <= 2 else "medium" if n <= 4 else "hard", implicit_context=fuzzed.implicit_context)
+    return PersonaTask(
+        id=task_id, suite=suite, instruction=fuzzed.instruction, servers=draft.servers, clock=draft.clock,
         gold=[GoldStep(calls=[GoldCall(server=s.server, tool=s.tool, arguments=s.arguments)]) for s in draft.steps],
-        checkpoints=kept, reference_answer=reference_answer(kept),
-        difficulty="easy" if n <= 2 else "medium" if n <= 4 else "hard", implicit_context=fuzzed.implicit_context,
+        reference_answer=reference_answer(kept), spec=spec,
     )
 
 

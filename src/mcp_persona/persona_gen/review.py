@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mcp_persona.persona_gen.pipeline import Candidate, task_to_json
+from mcp_persona.protocols.persona.spec import PersonaTask
 from mcp_persona.tasks import Task
 
 STATUSES = ("pending", "accepted", "rejected")
@@ -88,8 +89,9 @@ def read_review(path: Path) -> list[ReviewItem]:
 
 async def import_review(path: Path, suite_dir: Path, *, overwrite: bool = False) -> ImportReport:
     """Validate every accepted candidate of a review file and write the ones that pass to ``suite_dir``."""
+    from mcp_persona.protocols import load_tasks
     from mcp_persona.protocols.persona.validate import check_task, static_problems
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.tasks import TaskFileError
     from mcp_persona.validate import duplicate_tasks
 
     report = ImportReport()
@@ -108,7 +110,7 @@ async def import_review(path: Path, suite_dir: Path, *, overwrite: bool = False)
             report.pending.append(item.id)
             continue
         try:
-            task = Task.model_validate(item.task_json)
+            task = PersonaTask.model_validate(item.task_json)
         except ValidationError as exc:
             report.failed[item.id] = [f"invalid task: {e['loc']}: {e['msg']}" for e in exc.errors(include_url=False)]
             continue

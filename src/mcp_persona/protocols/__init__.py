@@ -14,7 +14,7 @@ from functools import cache
 
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol
 from mcp_persona.run_config import DEFAULT_PROTOCOL
-from mcp_persona.tasks import Task, TaskFileError, bundled_suites, load_tasks, suite_info
+from mcp_persona.tasks import Task, TaskFileError, bundled_suites, read_tasks, suite_info
 
 _MODULES = {"persona": "mcp_persona.protocols.persona", "mcpagentbench": "mcp_persona.protocols.mcpagentbench",
             "livemcpbench": "mcp_persona.protocols.livemcpbench", "livemcp101": "mcp_persona.protocols.livemcp101"}
@@ -79,15 +79,21 @@ def protocol_of(task: Task) -> Protocol:
 
 
 def load_suite(source: str) -> tuple[Protocol, list[Task]]:
-    """The suite's protocol and its tasks, each checked against what that protocol asks of a task."""
+    """The suite's protocol and its tasks, each read with that protocol's spec and checked against what the
+    protocol asks of a task."""
     protocol = suite_protocol(source)
-    tasks = load_tasks(source)
+    tasks = read_tasks(source, protocol.spec_model)
     problems = [f"  task {t.id}: {p}" for t in tasks for p in protocol.task_problems(t)]
     if problems:
         more = f"\n  ... and {len(problems) - 8} more" if len(problems) > 8 else ""
         raise TaskFileError(f"{source}: tasks unfit for the {protocol.name} protocol:\n" + "\n".join(problems[:8])
                             + more)
     return protocol, tasks
+
+
+def load_tasks(source: str) -> list[Task]:
+    """The tasks of a suite (bundled, or a task file or folder), read and checked as :func:`load_suite` does."""
+    return load_suite(source)[1]
 
 
 def all_options() -> list[Option]:
@@ -100,4 +106,4 @@ def all_options() -> list[Option]:
 
 
 __all__ = ["DEFAULT_PROTOCOL", "Option", "PoolSpec", "Protocol", "all_options", "get_protocol", "load_suite",
-           "protocol_module", "protocol_names", "protocol_of", "register_protocol", "suite_protocol"]
+           "load_tasks", "protocol_module", "protocol_names", "protocol_of", "register_protocol", "suite_protocol"]

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.environment import Environment, PoolSpec, ToolPool
+from mcp_persona.tasks.models import Task, TaskSpec
 
 if TYPE_CHECKING:
     from mcp_persona.agents import Agent
     from mcp_persona.protocols.paper_tables import PaperTable, PublishedTable
     from mcp_persona.run_config import Judging, RunConfig
     from mcp_persona.store import EpisodeRecord
-    from mcp_persona.tasks import Task
     from mcp_persona.trajectory import Trajectory
 
 @dataclass(frozen=True)
@@ -127,8 +127,14 @@ class Protocol:
     # paper published for them ship as ``published_results.json`` in the protocol's package
     paper_tables: tuple[PaperTable, ...] = ()
     report_trials: str = "pass_k"  # the summary key of the figures over repeated trials (pass@k, avg@k)
+    spec_model: type[TaskSpec] = TaskSpec  # what this protocol's tasks add to the shared task (their ``spec``)
 
     # -- suites and tasks ------------------------------------------------------------------------
+    @property
+    def task_model(self) -> type[Task[Any]]:
+        """The task model of this protocol's suites: the shared task with this protocol's spec."""
+        return Task[self.spec_model]  # type: ignore[name-defined]
+
     def task_problems(self, task: Task) -> list[str]:
         """What makes ``task`` unusable under this protocol, checked when a suite loads."""
         return []
@@ -259,8 +265,8 @@ class Protocol:
         return Verdict(values, self.passed(values), why)
 
     def group_of(self, task: Task) -> str:
-        """The task's group in :attr:`report_groups` (by default the task field it names: ``by_category``)."""
-        return str(getattr(task, self.report_groups.removeprefix("by_"), None) or "other")
+        """The task's group in :attr:`report_groups` (by default the spec field it names: ``by_category``)."""
+        return str(getattr(task.spec, self.report_groups.removeprefix("by_"), None) or "other")
 
     def episode_row(self, record: EpisodeRecord, task: Task) -> dict[str, Any]:
         """One episode's row of the summary: its group, status and the numbers of its score (an errored

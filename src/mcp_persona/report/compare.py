@@ -148,9 +148,10 @@ def setting_differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 def rescored(run: Run) -> dict[str, Any]:
     """The run's summary computed again from its stored episodes by its protocol; the stored summary.json when
     the suite's tasks cannot be loaded."""
+    from mcp_persona.protocols import load_tasks
     from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.tasks import TaskFileError
 
     try:
         tasks = load_tasks(str(run.config.get("suite")))

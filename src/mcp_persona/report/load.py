@@ -320,11 +320,12 @@ def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]
 
 def load_task_infos(suite: str) -> dict[str, TaskInfo]:
     """The tasks of ``suite`` (a bundled name or a task file/folder); raises TaskFileError."""
-    from mcp_persona.tasks import load_tasks
+    from mcp_persona.protocols import load_tasks
+    from mcp_persona.tasks import checkpoints_of
 
     return {
-        t.id: TaskInfo(t.id, t.category, t.instruction,
-                       [{"type": c.type, "summary": c.summary} for c in t.checkpoints], dict(t.necessary_context))
+        t.id: TaskInfo(t.id, t.spec.category, t.instruction,
+                       [{"type": c.type, "summary": c.summary} for c in checkpoints_of(t)], t.spec.given_facts())
         for t in load_tasks(suite)
     }
 
@@ -409,10 +410,11 @@ def _summary_from_store(config: dict[str, Any], suite: str | None,
     report then shows its own protocol's scores); None when its tasks cannot be loaded."""
     import dataclasses
 
+    from mcp_persona.protocols import load_tasks
     from mcp_persona.report.summary import build_summary
     from mcp_persona.run_config import RunConfig
     from mcp_persona.store import EpisodeRecord
-    from mcp_persona.tasks import TaskFileError, load_tasks
+    from mcp_persona.tasks import TaskFileError
 
     if not suite:
         return None

@@ -40,7 +40,7 @@ from mcp_persona.context_tree.path import format_path
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
-from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task
+from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task, checkpoints_of
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 
@@ -85,7 +85,7 @@ def score_episode(
     # one text per call: each is JSON-decoded on its own (joined texts are no longer valid JSON)
     outputs = [e.result for e in ok_calls]
     results: list[CheckpointResult] = []
-    for i, cp in enumerate(task.checkpoints):
+    for i, cp in enumerate(checkpoints_of(task)):
         if isinstance(cp, SearchCheckpoint):
             used = {v for v in cp.gt_value if any(_used_after_found(f, ok_calls) for f in cp.forms(v))}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
@@ -102,7 +102,7 @@ def score_episode(
     ops = [r for r in results if r.type == "operate"]
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
     evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
-    ungrounded = [v for cp in task.checkpoints if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
+    ungrounded = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
                   if (stated := [f for f in cp.forms(v) if appears_in(f, trajectory.final_answer)])
                   and all(evidence.why_ungrounded(f, cp.derived.get(f)) for f in stated)]
     dump = answer_dump(trajectory.final_answer, task.reference_answer, evidence)

@@ -1,34 +1,36 @@
 """Tasks: the file format and its loader."""
 
-from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, load_tasks, suite_info, write_suite
+from mcp_persona.tasks.loader import SuiteInfo, TaskFileError, bundled_suites, read_tasks, suite_info, write_suite
 from mcp_persona.tasks.models import (
+    CheckedSpec,
     Checkpoint,
-    FileCheck,
     GoldCall,
     GoldStep,
     OperateCheckpoint,
     OtherCheckpoint,
     SearchCheckpoint,
     ServerContext,
-    StateCheck,
     Task,
+    TaskSpec,
+    checkpoints_of,
 )
 
 __all__ = [
+    "CheckedSpec",
     "Checkpoint",
-    "FileCheck",
     "GoldCall",
     "GoldStep",
     "OperateCheckpoint",
     "OtherCheckpoint",
     "SearchCheckpoint",
     "ServerContext",
-    "StateCheck",
     "SuiteInfo",
     "Task",
     "TaskFileError",
+    "TaskSpec",
     "bundled_suites",
-    "load_tasks",
+    "checkpoints_of",
+    "read_tasks",
     "suite_info",
     "write_suite",
 ]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from mcp_persona.tasks.models import Task
+from mcp_persona.tasks.models import Task, TaskSpec
 
 SUITE_FILE = "suite.json"
 
@@ -18,7 +19,9 @@ class TaskFileError(ValueError):
     """A task file that cannot be used; the message names the file and what to fix."""
 
 
-_TASKS = TypeAdapter(list[Task])
+@cache
+def _tasks_of(spec: type[TaskSpec]) -> TypeAdapter[list[Task[Any]]]:
+    return TypeAdapter(list[Task[spec]])  # type: ignore[valid-type]
 
 
 def bundled_suites() -> list[str]:
@@ -58,11 +61,11 @@ def suite_info(source: str) -> SuiteInfo:
     return info
 
 
-def load_tasks(source: str) -> list[Task]:
-    """Tasks of a bundled suite (``persona``) or of a JSON file or folder of JSON files.
+def read_tasks(source: str, spec: type[TaskSpec]) -> list[Task[Any]]:
+    """Tasks of a bundled suite (``persona``) or of a JSON file or folder of JSON files, each with a ``spec``
+    of the given model (the suite's protocol's: :func:`mcp_persona.protocols.load_suite` reads a suite so).
 
-    A file holds one task object or a list of them. Ids must be unique. What the suite's protocol asks of its
-    tasks is checked one level up (:func:`mcp_persona.protocols.load_suite`).
+    A file holds one task object or a list of them. Ids must be unique.
     """
     path = Path(source)
     if source in bundled_suites():
@@ -77,9 +80,9 @@ def load_tasks(source: str) -> list[Task]:
         raise TaskFileError(
             f"{source!r} is neither a bundled suite ({', '.join(bundled_suites())}) nor a task file or folder"
         )
-    tasks: list[Task] = []
+    tasks: list[Task[Any]] = []
     for f in files:
-        tasks.extend(_load_file(f))
+        tasks.extend(_load_file(f, spec))
     seen: dict[str, str] = {}
     for t in tasks:
         if t.id in seen:
@@ -88,7 +91,7 @@ def load_tasks(source: str) -> list[Task]:
     return tasks
 
 
-def _load_file(path: Path) -> list[Task]:
+def _load_file(path: Path, spec: type[TaskSpec]) -> list[Task[Any]]:
     try:
         raw: Any = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
@@ -101,7 +104,7 @@ def _load_file(path: Path) -> list[Task]:
         raise TaskFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     items = raw if isinstance(raw, list) else [raw]
     try:
-        return _TASKS.validate_python(items)
+        return _tasks_of(spec).validate_python(items)
     except ValidationError as exc:
         lines = []
         for err in exc.errors(include_url=False)[:8]:
@@ -114,7 +117,7 @@ def _load_file(path: Path) -> list[Task]:
         raise TaskFileError(f"{path}: invalid task file:\n" + "\n".join(lines) + more) from exc
 
 
-def write_suite(out: Path, protocol: str, source: Path, tasks: list[Task]) -> None:
+def write_suite(out: Path, protocol: str, source: Path, tasks: list[Task[Any]]) -> None:
     """A suite folder: ``suite.json`` naming the protocol and where the tasks came from, and ``tasks.json``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / SUITE_FILE).write_text(json.dumps({"protocol": protocol, "description": f"imported from {source.name}"},

@@ -1,17 +1,12 @@
 """The task file format.
 
-One model carries what all four protocols need, so suites of any protocol load into
-it without a rewrite:
+The shared :class:`Task` holds what every protocol's task has: id, suite, instruction, the servers with the
+user context each runs on, the task's clock, the gold chain and the reference answer. What a protocol adds
+(MCP-Persona's checkpoints and personal context, LiveMCP-101's tier, MCPAgentBench's chain type and domain,
+LiveMCPBench's key points and file checks) is the task's ``spec``, a model the protocol's package defines
+(a subclass of :class:`TaskSpec`) and validates when the suite loads.
 
-* MCP-Persona: instruction, necessary / unnecessary context, the servers with the
-  user context of each, category, the gold tool chain and checkpoints of four types.
-* MCPAgentBench: the gold chain is a list of *steps*, each a list of calls the agent
-  may issue in parallel (``[[a, b], [c]]``).
-* LiveMCP-101: the same gold plan doubles as the execution plan; ``difficulty``
-  holds its tier.
-* LiveMCPBench: ``key_points`` for the key-point judge; ``input_files`` copied into the episode's
-  working folder and ``file_checks`` on the files the agent leaves there.
-
+The gold chain is a list of *steps*, each a list of calls the agent may issue in parallel (``[[a, b], [c]]``).
 Gold arguments may use a value produced earlier in the chain (an id the app
 generated) with ``{"$ref": "S.C:dotted.path"}``: the result of call C of step S
 (0-based), parsed as JSON, then the dotted path into it (``data.event.event_id``;
@@ -20,7 +15,7 @@ list indexes are numbers). The reference agent resolves these at replay time.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -150,45 +145,6 @@ class OtherCheckpoint(_CheckpointBase):
     tool: str | None = None
 
 
-class FileCheck(BaseModel):
-    """A file the agent must leave in the episode's working folder (LiveMCPBench's office tasks).
-
-    The file is read with the library of its format (openpyxl, python-docx, python-pptx; csv and
-    text as text). ``contains``: values that must all appear in its text (read as answers are: numbers as
-    numbers, markdown emphasis dropped); ``together``: groups of values that must each share one line, row or
-    slide (the facts of one item, in whatever layout: ``["North", "342.2"]``); ``absent``: none of these may
-    appear; ``cells``: spreadsheet cells (``Sheet1!B2`` or ``B2`` on the first sheet) and the value each must hold
-    (a formula counts as what it computes).
-    """
-
-    model_config = _STRICT
-    path: str = Field(min_length=1, description="relative to the working folder")
-    summary: str = Field(min_length=1)
-    contains: list[str] = Field(default_factory=list)
-    together: list[list[str]] = Field(default_factory=list, description="values that must share one line / row / slide")
-    absent: list[str] = Field(default_factory=list, description="values that must not appear (a sloppy filter)")
-    cells: dict[str, Any] = Field(default_factory=dict)
-    min_slides: int | None = Field(default=None, ge=1, description="pptx: at least this many slides")
-
-    @field_validator("path")
-    @classmethod
-    def _relative(cls, value: str) -> str:
-        if value.startswith("/") or ".." in value.split("/"):
-            raise ValueError("a file check's path is relative to the working folder and stays inside it")
-        return value
-
-
-class StateCheck(BaseModel):
-    """A record the agent must leave on a simulated library server (LiveMCPBench): one that ``tool``
-    created on ``server`` and whose fields hold every ``contains`` value (normalized)."""
-
-    model_config = _STRICT
-    server: str
-    tool: str
-    summary: str = Field(min_length=1)
-    contains: list[str] = Field(min_length=1)
-
-
 Checkpoint = Annotated[
     SearchCheckpoint | OperateCheckpoint | OtherCheckpoint, Field(discriminator="type")
 ]
@@ -219,46 +175,61 @@ class EquivalenceExemption(BaseModel):
     reason: str = Field(min_length=25)
 
 
-class Task(BaseModel):
+class TaskSpec(BaseModel):
+    """What a protocol adds to the shared task: the task file's ``spec``, validated by the protocol's own
+    subclass of this model (its ``spec_model``) when the suite loads."""
+
+    model_config = _STRICT
+    category: str = Field("other", description="the task's group, kept on each episode's record")
+
+    def named_servers(self) -> list[tuple[str, str]]:
+        """(where, server) for every server the spec names: each must be one of the task's servers."""
+        return []
+
+    def given_facts(self) -> dict[str, str]:
+        """Facts the user gives the agent that the task needs (checked against the answer key, shown to judges)."""
+        return {}
+
+    def listing(self) -> dict[str, Any]:
+        """The spec in a list of tasks: each plain field's value, the length of each list or mapping."""
+        values = {name: getattr(self, name) for name in type(self).model_fields}
+        return {k: len(v) if isinstance(v, list | dict) else v for k, v in values.items()}
+
+
+class CheckedSpec(TaskSpec):
+    """A spec scored by checkpoints (:mod:`mcp_persona.scoring.checkpoints`), with the gold chain's mutants and
+    the answer's equivalent forms tried by ``validate`` (and the exemptions a task declares for them)."""
+
+    checkpoints: list[Checkpoint] = Field(default_factory=list)
+    key_points: list[str] = Field(default_factory=list, description="what a complete answer covers (for judges)")
+    mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
+    equivalence_exemptions: list[EquivalenceExemption] = Field(default_factory=list)
+
+    def named_servers(self) -> list[tuple[str, str]]:
+        return [(f"checkpoint {i}", cp.server) for i, cp in enumerate(self.checkpoints) if cp.server is not None]
+
+
+SpecT = TypeVar("SpecT", bound=TaskSpec)
+
+
+class Task(BaseModel, Generic[SpecT]):
+    """What every protocol's task has; what its protocol adds is in ``spec`` (a ``Task[PersonaSpec]`` and so
+    on: the protocol's ``task_model``)."""
+
     model_config = _STRICT
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     suite: str
-    category: Literal[
-        "collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge", "other",
-        "office", "lifestyle", "leisure", "finance", "travel", "shopping",
-        "travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
-        "software_development", "mathematics",
-    ] = Field("other", description="MCP-Persona's task groups (four single-server, three cross-server); "
-                                    "LiveMCPBench's six domains; LiveMCP-101's eight (office is shared)")
-    variant: Literal["short", "long"] | None = Field(default=None, description="short or long instruction/chain")
     instruction: str = Field(min_length=1)
-    necessary_context: dict[str, str] = Field(default_factory=dict)
-    unnecessary_context: list[str] = Field(default_factory=list)
     servers: list[ServerContext] = Field(min_length=1)
     clock: TaskClock
     gold: list[GoldStep] = Field(default_factory=list)
-    checkpoints: list[Checkpoint] = Field(
-        default_factory=list, description="what is scored under MCP-Persona (that protocol requires one or more)")
     reference_answer: str = Field(default="", description="the final answer a perfect agent gives")
-    difficulty: Literal["easy", "medium", "hard"] | None = None
-    key_points: list[str] = Field(default_factory=list)
-    input_files: list[str] = Field(default_factory=list,
-                                   description="files of the suite's files/ folder copied into the working folder")
-    file_checks: list[FileCheck] = Field(default_factory=list)
-    state_checks: list[StateCheck] = Field(default_factory=list)
-    implicit_context: list[str] = Field(
-        default_factory=list, description="facts the agent must find itself (for analysis; never shown)"
-    )
-    type: Literal["single", "dual_serial", "dual_parallel", "multi"] | None = Field(
-        default=None, description="MCPAgentBench: the shape of the gold chain")
-    domain: Literal["daily", "professional"] | None = Field(default=None, description="MCPAgentBench: the domain")
     seed: int = 0
-    mutation_exemptions: list[MutationExemption] = Field(default_factory=list)
-    equivalence_exemptions: list[EquivalenceExemption] = Field(default_factory=list)
+    spec: SpecT
 
     @model_validator(mode="after")
-    def _consistent(self) -> Task:
+    def _consistent(self) -> Task[SpecT]:
         names = [s.server for s in self.servers]
         if len(set(names)) != len(names):
             raise ValueError(f"servers lists a server twice: {names}")
@@ -266,10 +237,9 @@ class Task(BaseModel):
             for ci, call in enumerate(step.calls):
                 if call.server not in names:
                     raise ValueError(f"gold step {si} call {ci} uses server {call.server!r} not in servers {names}")
-        for i, cp in enumerate(self.checkpoints):
-            server = getattr(cp, "server", None)
-            if server is not None and server not in names:
-                raise ValueError(f"checkpoint {i} names server {server!r} not in servers {names}")
+        for where, server in self.spec.named_servers():
+            if server not in names:
+                raise ValueError(f"{where} names server {server!r} not in servers {names}")
         return self
 
     @property
@@ -282,3 +252,8 @@ class Task(BaseModel):
     @property
     def gold_calls(self) -> list[GoldCall]:
         return [c for step in self.gold for c in step.calls]
+
+
+def checkpoints_of(task: Task[Any]) -> list[Checkpoint]:
+    """The task's checkpoints (none for a protocol that scores otherwise)."""
+    return task.spec.checkpoints if isinstance(task.spec, CheckedSpec) else []

@@ -41,6 +41,7 @@ from mcp_persona.protocols.base import (
     item_id,
 )
 from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
+from mcp_persona.protocols.livemcp101.spec import LiveMCP101Spec
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.protocols.persona.failures import FAILURE_MODES
 from mcp_persona.scoring import by_category, suite_metrics
@@ -128,18 +129,13 @@ class LiveMCP101Protocol(PersonaProtocol):
     )
     report_groups = "by_difficulty"
     paper_tables = PAPER_TABLES
+    spec_model = LiveMCP101Spec
     honours = frozenset({"skills"})  # the request alone is the user prompt
     options = (Option("pool_size", POOL_SIZE, "servers per task pool (the task's own plus seeded others)",
                       bounds=(1, 60)),
                Option("tool_budget", TOOL_BUDGET, "most tools a pool may hold (seeded servers are added only "
                                                   "within it)", bounds=(1, 10_000)))
     max_rounds = 30
-
-    def task_problems(self, task: Task) -> list[str]:
-        problems = super().task_problems(task)
-        if task.difficulty is None:
-            problems.append("a livemcp101 task needs a difficulty (easy, medium or hard)")
-        return problems
 
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         chosen = self.settings(settings)
@@ -289,7 +285,8 @@ def executed_plan(trajectory: Trajectory) -> list[list[str]]:
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode scores 0."""
     score = record.score if record.status == "ok" and record.score is not None else {}
-    return {"task_id": task.id, "epoch": record.epoch, "difficulty": task.difficulty, "category": task.category,
+    return {"task_id": task.id, "epoch": record.epoch, "difficulty": task.spec.difficulty,
+            "category": task.spec.category,
             "result_score": score.get("result_score", 0.0), "acc": score.get("acc", 0.0),
             "trajectory_score": score.get("trajectory_score"), "pool": (record.pool or {}).get("servers", []),
             "status": record.status, "stop_reason": record.trajectory.stop_reason, "error": record.error}

@@ -27,6 +27,7 @@ from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protoco
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
+from mcp_persona.protocols.livemcpbench.spec import DOMAINS, LiveMCPBenchSpec
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from mcp_persona.store import EpisodeRecord
     from mcp_persona.trajectory import Trajectory
 
-DOMAINS = ("office", "lifestyle", "leisure", "finance", "travel", "shopping")
 EFFICIENCY = ("steps", "tools_used", "execute_calls", "route_calls")
 
 SYSTEM = """You are an assistant that completes everyday tasks with tools.
@@ -65,6 +65,7 @@ class LiveMCPBenchProtocol(Protocol):
     )
     report_groups = "by_domain"
     paper_tables = PAPER_TABLES
+    spec_model = LiveMCPBenchSpec
     honours = frozenset({"skills"})  # the request alone is the user prompt
     report_extra = (("Steps/task", "avg_steps", "num"), ("Tools/task", "avg_tools", "num"),
                     ("Execute calls/task", "avg_execute", "num"), ("Route calls/task", "avg_route", "num"),
@@ -75,21 +76,11 @@ class LiveMCPBenchProtocol(Protocol):
                       ("judge", "rules", "both"), needs_judge=True),)
     reads_documents = True
 
-    def task_problems(self, task: Task) -> list[str]:
-        problems = []
-        if task.category not in DOMAINS:
-            problems.append(f"category {task.category!r} is not one of the domains {', '.join(DOMAINS)}")
-        if not task.key_points:
-            problems.append("a livemcpbench task needs key points (the judge's checklist)")
-        if not task.checkpoints and not task.file_checks and not task.state_checks:
-            problems.append("a livemcpbench task needs a rule check (a GT value, a file or a state check)")
-        return problems
-
     def input_documents(self, task: Task) -> list[tuple[str, str, list[str]]]:
         from mcp_persona.protocols.livemcpbench.scoring import cell_values, document_text
 
         out = []
-        for name in task.input_files:
+        for name in task.spec.input_files:
             path = suite_files(task) / name
             sheets = list(cell_values(path)) if path.suffix.lower() in (".xlsx", ".xlsm") else []
             out.append((name, document_text(path), sheets))
@@ -106,8 +97,9 @@ class LiveMCPBenchProtocol(Protocol):
         from mcp_persona.scoring.normalize import appears_in
         from mcp_persona.tasks import SearchCheckpoint
 
-        problems = [f"input file {n} is missing" for n in task.input_files if not (suite_files(task) / n).exists()]
-        for cp in task.checkpoints:
+        problems = [f"input file {n} is missing" for n in task.spec.input_files
+                    if not (suite_files(task) / n).exists()]
+        for cp in task.spec.checkpoints:
             if isinstance(cp, SearchCheckpoint):
                 problems += [f"GT value {v!r} is given away by the instruction" for v in cp.gt_value
                              if appears_in(v, task.instruction)]
@@ -161,7 +153,7 @@ class LiveMCPBenchProtocol(Protocol):
         dump = answer_dump(trajectory.final_answer, task.reference_answer, seen)
         rules_ok = bool(checks) and passed == len(checks) and dump is None
         return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
-                "judge_success": None, "domain": task.category, "checks": checks,
+                "judge_success": None, "domain": task.spec.category, "checks": checks,
                 "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
                 "dump_why": dump, **efficiency(trajectory)}
 
@@ -249,7 +241,7 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is a failure with the efficiency of whatever it did."""
     score = record.score if record.status == "ok" and record.score is not None else None
     eff = efficiency(record.trajectory)
-    return {"task_id": task.id, "epoch": record.epoch, "domain": task.category,
+    return {"task_id": task.id, "epoch": record.epoch, "domain": task.spec.category,
             "success": bool(score and score["success"]), "rule_success": bool(score and score["rule_success"]),
             "judge_success": score.get("judge_success") if score else None, "acc": score["acc"] if score else 0.0,
             "status": record.status, "error": record.error, **eff}

@@ -39,7 +39,7 @@ def keypoints(
             verdict = await extractor.extract(task)
             rows.append({"task_id": task.id, "status": verdict.status,
                          "key_points": verdict.label if verdict.status == "ok" else None,
-                         "annotated": list(task.key_points)})
+                         "annotated": list(task.spec.key_points)})
         return rows
 
     rows = anyio.run(extract_all)

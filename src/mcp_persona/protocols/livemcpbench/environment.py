@@ -79,7 +79,7 @@ class LibraryEnvironment(Environment):
         return self.episode.files_dir
 
     async def __aenter__(self) -> LibraryEnvironment:
-        inputs = [suite_files(self.task) / name for name in self.task.input_files]
+        inputs = [suite_files(self.task) / name for name in self.task.spec.input_files]
         missing = [str(p) for p in inputs if not p.exists()]
         if missing:
             raise FileNotFoundError(f"task {self.task.id}: input files missing: {', '.join(missing)}")

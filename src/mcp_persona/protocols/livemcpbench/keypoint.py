@@ -103,7 +103,7 @@ class KeyPointJudge(ModelJudge):
         key_points: Sequence[str] | None = None,
         tool_descriptions: Mapping[str, str] | None = None,
     ) -> list[dict[str, Any]]:
-        points = list(task.key_points if key_points is None else key_points)
+        points = list(task.spec.key_points if key_points is None else key_points)
         if not points:
             raise ValueError(f"task {task.id} has no key points: annotate them or extract them with "
                              "KeyPointExtractor first")
@@ -132,7 +132,7 @@ class KeyPointJudge(ModelJudge):
         """``key_points``: the task's annotated ones by default; ``tool_descriptions`` (``server:tool`` →
         text): looked up in the bundled apps for the tools the trajectory called, by default."""
         msgs = self.messages(task, trajectory, key_points=key_points, tool_descriptions=tool_descriptions)
-        n = len(task.key_points if key_points is None else key_points)
+        n = len(task.spec.key_points if key_points is None else key_points)
         return await ask_judge(
             self.client, msgs, KeyPointVerdict, judge=self.kind, subject=f"{task.id}#keypoints",
             prompt_version=JUDGE_VERSION, context={"n_key_points": n}, label=_status, score=_success,

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.livemcptool import catalogue
+from mcp_persona.protocols.livemcpbench.spec import FileCheck, StateCheck
 from mcp_persona.scoring.grounding import Evidence
 from mcp_persona.scoring.match import holds_all, value_matches
 from mcp_persona.scoring.normalize import appears_in
-from mcp_persona.tasks import FileCheck, OtherCheckpoint, SearchCheckpoint, StateCheck, Task
+from mcp_persona.tasks import OtherCheckpoint, SearchCheckpoint, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
 if TYPE_CHECKING:
@@ -202,7 +203,7 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
     out: list[dict[str, Any]] = []
     answer = trajectory.final_answer or ""
     seen = seen if seen is not None else evidence(task, trajectory)
-    for cp in task.checkpoints:
+    for cp in task.spec.checkpoints:
         if isinstance(cp, SearchCheckpoint):
             stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
             missing = [v for v, forms in stated.items() if not forms]
@@ -222,10 +223,10 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
         else:
             out.append({"kind": "unsupported", "summary": cp.summary, "passed": False,
                         "why": "operate checkpoints are not used under livemcpbench"})
-    for fc in task.file_checks:
+    for fc in task.spec.file_checks:
         ok, why = check_file(fc, workdir)
         out.append({"kind": "file", "summary": fc.summary, "passed": ok, "why": why})
-    for sc in task.state_checks:
+    for sc in task.spec.state_checks:
         ok, why = check_state(sc, records or {})
         out.append({"kind": "state", "summary": sc.summary, "passed": ok, "why": why})
     return out

@@ -20,6 +20,7 @@ from mcp_persona.protocols.mcpagentbench import scoring
 from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list, draw_seed
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.paper import PAPER_TABLES
+from mcp_persona.protocols.mcpagentbench.spec import MCPAgentBenchSpec
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ Choose the tools the request needs from the ones available and call them with ar
 request or from earlier tool results. Calls that do not depend on each other's results belong together in
 one turn; a call that needs an earlier result waits for it. When you are done, reply with a short answer."""
 
-TYPES = ("single", "dual_serial", "dual_parallel", "multi")
-DOMAINS = ("daily", "professional")
 
 
 def shape_problems(task: Task) -> list[str]:
@@ -43,10 +42,8 @@ def shape_problems(task: Task) -> list[str]:
     sizes = [len(s.calls) for s in task.gold]
     expected = {"single": sizes == [1], "dual_serial": sizes == [1, 1], "dual_parallel": sizes == [2],
                 "multi": sum(sizes) >= 3}
-    if task.type is None or task.domain is None:
-        return ["an mcpagentbench task needs 'type' and 'domain'"]
-    if not expected[task.type]:
-        return [f"type {task.type} does not match the gold steps {sizes}"]
+    if not expected[task.spec.type]:
+        return [f"type {task.spec.type} does not match the gold steps {sizes}"]
     return []
 
 
@@ -65,6 +62,7 @@ class MCPAgentBenchProtocol(Protocol):
     )
     report_groups = "by_type"
     paper_tables = PAPER_TABLES
+    spec_model = MCPAgentBenchSpec
     report_trials = "avg_k"
     honours = frozenset()  # a fixed system prompt and the request alone
     scores_answer = False
@@ -173,7 +171,7 @@ def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     ok = record.status == "ok" and record.score is not None
     score = record.score if ok and record.score is not None else {}
     return {"task_id": task.id, "epoch": record.epoch, "acc": 1.0 if score.get("finished") else 0.0,
-            "type": task.type, "domain": task.domain,
+            "type": task.spec.type, "domain": task.spec.domain,
             "weight": len(task.gold_calls), "finished": bool(score.get("finished")),
             "efficient": bool(score.get("efficient")), "paper_finished": bool(score.get("paper_finished")),
             "paper_efficient": bool(score.get("paper_efficient")), "paper_differs": score.get("paper_differs") or {},

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mcp_persona.protocols.mcpagentbench.library import library
+from mcp_persona.protocols.mcpagentbench.spec import MCPAgentBenchTask
 from mcp_persona.tasks import Task
 
 CLOCK = {"now": "2026-03-10T09:30:00", "timezone": "UTC"}
@@ -54,10 +55,10 @@ def convert(item: dict[str, Any], suite: str = "mcpagentbench") -> Task | str:
         steps.append({"calls": calls})
     servers = list(dict.fromkeys(c["server"] for s in steps for c in s["calls"]))
     try:
-        return Task.model_validate({
-            "id": task_id(peer_id), "suite": suite, "type": task_type(peer_id),
-            "domain": "daily" if peer_id.startswith("day") else "professional", "instruction": item.get("content"),
-            "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK, "gold": steps})
+        return MCPAgentBenchTask.model_validate({
+            "id": task_id(peer_id), "suite": suite, "instruction": item.get("content"),
+            "servers": [{"server": s, "context_id": "default"} for s in servers], "clock": CLOCK, "gold": steps,
+            "spec": {"type": task_type(peer_id), "domain": "daily" if peer_id.startswith("day") else "professional"}})
     except ValidationError as exc:
         return f"not a valid task: {exc.errors(include_url=False)[0]['msg']}"
 

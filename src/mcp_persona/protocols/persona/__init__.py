@@ -29,6 +29,7 @@ from mcp_persona.protocols.persona.failures import (
 from mcp_persona.protocols.persona.judge import CheckpointJudge, combine_scores, undecided_checkpoints
 from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
+from mcp_persona.protocols.persona.spec import PersonaSpec
 from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 @cache
 def suite_servers(suite: str) -> tuple[str, ...]:
     """Every server some task of the bundled ``suite`` uses, sorted."""
-    from mcp_persona.tasks import load_tasks
+    from mcp_persona.protocols import load_tasks
 
     return tuple(sorted({name for task in load_tasks(suite) for name in task.server_names}))
 
@@ -67,9 +68,7 @@ class PersonaProtocol(Protocol):
     )
     report_groups = "by_category"
     paper_tables = PAPER_TABLES
-
-    def task_problems(self, task: Task) -> list[str]:
-        return [] if task.checkpoints else ["a persona task needs at least one checkpoint"]
+    spec_model = PersonaSpec
 
     async def validate_task(self, task: Task) -> list[str]:
         from mcp_persona.protocols.persona.validate import check_task
@@ -95,7 +94,8 @@ class PersonaProtocol(Protocol):
         if n == 0 or "context_distractors" not in self.honours:  # a protocol built on this one may not take them
             return super().with_context_distractors(task, n)
         extra = distractors_for(task.id, n)
-        return task.model_copy(update={"unnecessary_context": [*task.unnecessary_context, *extra]})
+        spec = task.spec.model_copy(update={"unnecessary_context": [*task.spec.unnecessary_context, *extra]})
+        return task.model_copy(update={"spec": spec})
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
@@ -254,10 +254,10 @@ async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | No
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
     """An errored episode scores 0 (its operate checkpoints too): errors are failures, not gaps."""
     if record.status == "ok" and record.score is not None:
-        return EpisodeScore(task.id, task.category, record.score["acc"], record.score["exec_acc"],
+        return EpisodeScore(task.id, task.spec.category, record.score["acc"], record.score["exec_acc"],
                             bool(record.score.get("strict")))
-    has_ops = any(isinstance(c, OperateCheckpoint) for c in task.checkpoints)
-    return EpisodeScore(task.id, task.category, 0.0, 0.0 if has_ops else None)
+    has_ops = any(isinstance(c, OperateCheckpoint) for c in task.spec.checkpoints)
+    return EpisodeScore(task.id, task.spec.category, 0.0, 0.0 if has_ops else None)
 
 
 def undecided(record: EpisodeRecord) -> int:

@@ -131,10 +131,10 @@ def _is_syntactic(call: ToolCallEvent) -> bool:
 def _chain(task: Task) -> tuple[set[str], set[tuple[str, str]]]:
     """The gold chain's servers and (server, tool) pairs, with the tools action checkpoints name."""
     tools = {(c.server, c.tool) for c in task.gold_calls}
-    for cp in task.checkpoints:
+    for cp in task.spec.checkpoints:
         if isinstance(cp, OperateCheckpoint | OtherCheckpoint) and cp.server and cp.tool:
             tools.add((cp.server, cp.tool))
-    servers = {s for s, _ in tools} or {getattr(cp, "server", None) for cp in task.checkpoints} - {None}
+    servers = {s for s, _ in tools} or {getattr(cp, "server", None) for cp in task.spec.checkpoints} - {None}
     return servers or set(task.server_names), tools  # type: ignore[return-value]
 
 
@@ -207,7 +207,7 @@ def classify_failure(
     results = {c["index"]: c for c in score.get("checkpoints", [])}
     search_met = all(r["score"] == 1.0 for r in results.values() if r["type"].endswith("_search"))
     ignored, wrong_content = [], []
-    for i, cp in enumerate(task.checkpoints):
+    for i, cp in enumerate(task.spec.checkpoints):
         result = results.get(i)
         if result is None or result["score"] is None or result["score"] >= 1.0:
             continue
@@ -256,9 +256,9 @@ class FailureJudge(ModelJudge):
 
     def messages(self, task: Task, trajectory: Trajectory, score: Mapping[str, Any]) -> list[dict[str, Any]]:
         b = self.budgets
-        lines = [f"checkpoint {c['index'] + 1} [{c['type']}] {task.checkpoints[c['index']].summary}: "
+        lines = [f"checkpoint {c['index'] + 1} [{c['type']}] {task.spec.checkpoints[c['index']].summary}: "
                  f"score {c['score']} ({c['reason']})" for c in score.get("checkpoints", [])
-                 if c["index"] < len(task.checkpoints)]
+                 if c["index"] < len(task.spec.checkpoints)]
         parts = [
             budget_note(b, ["instruction", "scores", "tool_calls", "tool_output", "arguments", "final_answer"]),
             section("User request", render_request(task, b.instruction)),

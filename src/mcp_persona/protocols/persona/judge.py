@@ -137,9 +137,9 @@ class CheckpointJudge(ModelJudge):
         """The conversation for checkpoint ``index``. ``state_changes`` (the episode's readable diff) is shown
         for operate checkpoints when given; None means unknown and the section is left out (an empty list
         says that nothing changed)."""
-        if not 0 <= index < len(task.checkpoints):
-            raise IndexError(f"task {task.id} has no checkpoint {index} ({len(task.checkpoints)} checkpoints)")
-        cp = task.checkpoints[index]
+        if not 0 <= index < len(task.spec.checkpoints):
+            raise IndexError(f"task {task.id} has no checkpoint {index} ({len(task.spec.checkpoints)} checkpoints)")
+        cp = task.spec.checkpoints[index]
         b = self.budgets
         shown = ["instruction", "context", "checkpoint", "tool_calls", "tool_output", "other_output", "arguments",
                  "final_answer"]
@@ -150,7 +150,8 @@ class CheckpointJudge(ModelJudge):
             budget_note(b, shown),
             section("User request", render_request(task, b.instruction)),
             section("Facts the user gave the agent", render_context(task, b.context)),
-            section(f"Checkpoint {index + 1} of {len(task.checkpoints)}", clip(describe_checkpoint(cp), b.checkpoint)),
+            section(f"Checkpoint {index + 1} of {len(task.spec.checkpoints)}",
+                    clip(describe_checkpoint(cp), b.checkpoint)),
             section(f"Tool calls of the agent ({len(trajectory.tool_calls)} in total; outputs relevant to this "
                     "checkpoint shown in more detail)", render_tool_calls(trajectory, b, relevance(cp))),
         ]
@@ -179,7 +180,7 @@ class CheckpointJudge(ModelJudge):
         indexes: Sequence[int] | None = None,
     ) -> dict[int, JudgeVerdict]:
         """Verdicts for ``indexes`` (every checkpoint by default), keyed by checkpoint index."""
-        todo = list(range(len(task.checkpoints))) if indexes is None else list(indexes)
+        todo = list(range(len(task.spec.checkpoints))) if indexes is None else list(indexes)
         out: dict[int, JudgeVerdict] = {}
         limiter = anyio.CapacityLimiter(self.concurrency)
 

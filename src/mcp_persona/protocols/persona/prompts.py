@@ -22,7 +22,7 @@ def system_prompt(task: Task, skills: str | None = None) -> str:
 
 def user_prompt(task: Task) -> str:
     """The instruction, then what the user's profile says (necessary facts mixed with distractors)."""
-    facts = [f"{k}: {v}" for k, v in task.necessary_context.items()] + list(task.unnecessary_context)
+    facts = [f"{k}: {v}" for k, v in task.spec.necessary_context.items()] + list(task.spec.unnecessary_context)
     random.Random(task.id).shuffle(facts)  # seeded: the same order every run
     if not facts:
         return task.instruction

@@ -42,12 +42,13 @@ def _name(app: str) -> str:
 def subset_of(task: Task) -> str:
     """The task's per-app subset (one of :data:`SUBSETS`, or ``Other`` for a task of no paper group)."""
     personal = [s for s in task.server_names if get_app(s).personalized]
-    if task.category == "hodgepodge":
+    if task.spec.category == "hodgepodge":
         return "Hodgepodge"
-    if task.category in SINGLE_SERVER and len(personal) == 1:
+    if task.spec.category in SINGLE_SERVER and len(personal) == 1:
         app = personal[0]
-        return f"{_name(app)}_{task.variant.capitalize()}" if app in SPLIT_BY_LENGTH and task.variant else _name(app)
-    hub = HUBS.get(task.category)
+        variant = task.spec.variant
+        return f"{_name(app)}_{variant.capitalize()}" if app in SPLIT_BY_LENGTH and variant else _name(app)
+    hub = HUBS.get(task.spec.category)
     if hub is not None:
         partners = set(personal) - {hub}
         if ({"lark", "rednote"} - {hub}) & partners:
@@ -65,7 +66,7 @@ def subset_figures(episodes: Sequence[tuple[Task, EpisodeRecord, float]]) -> dic
     (None when no checkpoint was scored by both)."""
     checkpoints = compared = misaligned = 0
     for task, record, _ in episodes:
-        checkpoints += len(task.checkpoints)
+        checkpoints += len(task.spec.checkpoints)
         scored = (record.score or {}).get("checkpoints", []) if record.status == "ok" else []
         for cp in scored:
             rule, judge = cp.get("rule_score"), cp.get("judge_score")

@@ -29,8 +29,8 @@ def static_problems(task: Task) -> list[str]:
             problems.append(f"{sc.server} has no context {sc.context_id!r}")
     if problems:
         return problems
-    given = task.instruction + "\n" + "\n".join(task.necessary_context.values())
-    for i, cp in enumerate(task.checkpoints):
+    given = task.instruction + "\n" + "\n".join(task.spec.given_facts().values())
+    for i, cp in enumerate(task.spec.checkpoints):
         if isinstance(cp, SearchCheckpoint):
             leaked = [v for v in cp.gt_value if appears_in(v, given)]
             if leaked:
@@ -38,7 +38,7 @@ def static_problems(task: Task) -> list[str]:
     for call in task.gold_calls:
         if call.tool not in get_app(call.server).tool_names:
             problems.append(f"gold call {call.qualified}: no such tool")
-    for i, cp in enumerate(task.checkpoints):
+    for i, cp in enumerate(task.spec.checkpoints):
         if not isinstance(cp, OperateCheckpoint):
             continue
         app = get_app(cp.server)
@@ -60,15 +60,15 @@ def static_problems(task: Task) -> list[str]:
 
 
 async def check_task(task: Task, protocol: Protocol | None = None) -> list[str]:
-    """``protocol``: the one whose prompts the agent is told (what makes a literal discoverable); the
-    replay itself is scored by the persona rules."""
+    """``protocol``: the one whose prompts the agent is told (what makes a literal discoverable; by default the
+    task's suite's); the replay itself is scored by the persona rules."""
     problems = static_problems(task)
     if problems:
         return problems
     if protocol is None:
-        from mcp_persona.protocols import get_protocol
+        from mcp_persona.protocols import protocol_of
 
-        protocol = get_protocol("persona")
+        protocol = protocol_of(task)
     agent = ListingReference(protocol)
     record = await run_episode(task, agent)
     if record.status == "error":
@@ -78,7 +78,7 @@ async def check_task(task: Task, protocol: Protocol | None = None) -> list[str]:
             problems.append(f"gold call {e.server}:{e.tool} returned an error: {e.result[:160]}")
     problems.extend(literal_problems(task, record.trajectory.tool_calls, agent.listing))
     outputs = [e.result for e in record.trajectory.tool_calls]
-    for i, cp in enumerate(task.checkpoints):
+    for i, cp in enumerate(task.spec.checkpoints):
         if isinstance(cp, SearchCheckpoint):
             # a derived value is worked out from shown numbers (grounding checks those), not shown itself
             missing = [v for v in cp.gt_value if v not in cp.derived and not any(appears_in(v, o) for o in outputs)]
