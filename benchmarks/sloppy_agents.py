@@ -148,7 +148,7 @@ async def run(suite: str, tasks: list[Task], protocol_name: str) -> dict[str, di
     for name, recs in records.items():
         config = RunConfig(suite=suite, agent=name, model=None, protocol=protocol_name)
         metrics = dict(protocol.summarize(config, tasks, recs)["metrics"])
-        scores = [r.score or {} for r in recs]
+        scores = [r.score.detail if r.score is not None else {} for r in recs]
         metrics.setdefault("acc", sum(float(s.get("acc") or 0.0) for s in scores) / (len(scores) or 1))
         metrics["dumps"] = sum(bool(s.get("answer_dump")) for s in scores)
         metrics["faulted"] = faulted[name]

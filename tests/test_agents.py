@@ -68,9 +68,9 @@ def test_a_scripted_perfect_run_scores_like_the_reference() -> None:
     ])
     record = run(client)
     assert record.score is not None
-    assert record.score["checkpoints"][1]["score"] == 1.0  # event created
-    assert record.score["checkpoints"][2]["score"] == 0.0  # Zhao never invited
-    assert record.score["exec_acc"] == 0.5
+    assert record.score.detail["checkpoints"][1]["score"] == 1.0  # event created
+    assert record.score.detail["checkpoints"][2]["score"] == 0.0  # Zhao never invited
+    assert record.score.detail["exec_acc"] == 0.5
     assert record.trajectory.stop_reason == "answered"
     assert record.trajectory.final_answer == "Created; now inviting."
     assert record.trajectory.usage == Usage(input_tokens=200, output_tokens=20)
@@ -222,7 +222,7 @@ def test_environment_pools() -> None:
 def test_reference_agent_replays_parallel_steps() -> None:
     record = anyio.run(lambda: run_episode(task("lark_006"), ReferenceAgent()))
     assert [e.round for e in record.trajectory.tool_calls] == [0, 0, 1, 2]
-    assert record.score is not None and record.score["acc"] == 1.0
+    assert record.score is not None and record.score.detail["acc"] == 1.0
 
 
 def test_context_distractors_are_seeded_and_appended() -> None:
@@ -273,8 +273,8 @@ def test_judge_replaces_checkpoint_scores_and_unparseable_verdicts_never_pass(tm
     store = RunStore(tmp_path)
     anyio.run(lambda: run_suite([t], NoopAgent(), store, judging=Judging.with_client(judge, "replace")))
     record = store.records()[0]
-    assert record.score is not None and record.score["acc"] == 1.0  # the judge's verdict replaced the rule 0
-    cp = record.score["checkpoints"][0]
+    assert record.score is not None and record.score.detail["acc"] == 1.0  # the judge's verdict replaced the rule 0
+    cp = record.score.detail["checkpoints"][0]
     assert cp["rule_score"] == 0.0 and cp["judge_score"] == 1.0 and cp["source"] == "judge"
     assert record.verdicts[0]["status"] == "ok"
     assert "the answer names the meeting" in record.verdicts[0]["attempts"][0]["raw"]
@@ -284,7 +284,7 @@ def test_judge_replaces_checkpoint_scores_and_unparseable_verdicts_never_pass(tm
     store2 = RunStore(tmp_path / "b")
     anyio.run(lambda: run_suite([t], NoopAgent(), store2, judging=Judging.with_client(garbled, "replace")))
     record = store2.records()[0]
-    assert record.score is not None and record.score["acc"] == 0.0  # never guessed into a pass
+    assert record.score is not None and record.score.detail["acc"] == 0.0  # never guessed into a pass
     assert record.verdicts[0]["status"] == "unparseable" and len(record.verdicts[0]["attempts"]) == 2
     summary = build_summary(RunConfig(suite="s", agent="noop", model=None, judge="scripted", judge_policy="replace"),
                             [t], store2.records())

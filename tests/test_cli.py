@@ -195,15 +195,15 @@ def test_concurrent_episodes_have_isolated_state() -> None:
         return results
 
     for record in anyio.run(many):
-        assert record.score is not None and record.score["exec_acc"] == 1.0
-        assert record.score["collateral"] == []
+        assert record.score is not None and record.score.detail["exec_acc"] == 1.0
+        assert record.score.detail["collateral"] == []
 
 
 def test_noop_episode_leaves_state_untouched() -> None:
     task = load_tasks("persona")[0]
     record = anyio.run(lambda: run_episode(task, NoopAgent()))
     assert record.score is not None
-    assert record.score["collateral"] == []
+    assert record.score.detail["collateral"] == []
     assert record.trajectory.final_answer
 
 

@@ -166,7 +166,7 @@ def _replay(task: Task, *, answer: str | None = None, calls: tuple[PlannedCall, 
     agent = ReplayAgent(gold_plan(task) if calls is None else calls, answer=answer)
     record = anyio.run(lambda: run_episode(task, agent, protocol=get_protocol(protocol)))
     assert record.score is not None
-    return record.score
+    return record.score.detail
 
 
 def _with_content(task: Task, content: str) -> tuple[PlannedCall, ...]:

@@ -338,7 +338,7 @@ async def test_12306_fare_tasks_are_solved_by_the_tools_a_model_would_choose(rou
                             "toStationTelecode": ends.get(t, ("VNP", "AOH"))[1], "departDate": "2026-05-08"})
                           for t in (a, b)], [calc])
         record = await run_episode(task, ReplayAgent(plan), protocol=protocol)
-        assert record.score is not None and record.score["success"], (task.id, record.score)
+        assert record.score is not None and record.score.detail["success"], (task.id, record.score)
 
 
 def _base_arguments(tool: Any, record: dict[str, Any], entity: str) -> dict[str, Any]:

@@ -121,15 +121,16 @@ def test_reference_passes_and_noop_fails_with_efficiency_counts() -> None:
     t = task(STAY)
     ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
     noop = anyio.run(lambda: run_episode(t, NoopAgent(), protocol=PROTOCOL))
-    assert ref.score is not None and ref.score["success"] is True
-    assert ref.score["execute_calls"] == 2 and ref.score["steps"] == 1 and ref.score["route_calls"] == 0
-    assert noop.score is not None and noop.score["success"] is False and noop.score["acc"] == 0.0
+    assert ref.score is not None and ref.score.detail["success"] is True
+    assert ref.score.values["execute_calls"] == 2 and ref.score.values["steps"] == 1
+    assert ref.score.values["route_calls"] == 0
+    assert noop.score is not None and noop.score.detail["success"] is False and noop.score.detail["acc"] == 0.0
 
 
 def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) -> None:
     t = task("office_csv_filter_1")
     ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
-    assert ref.score is not None and ref.score["success"], ref.score
+    assert ref.score is not None and ref.score.detail["success"], ref.score
     check = t.spec.file_checks[0]
     kept = ", ".join(check.contains)
     # a sloppy copy that keeps every row fails the same check the gold file passes
@@ -144,8 +145,8 @@ def test_office_output_files_are_read_from_the_working_folder(tmp_path: Path) ->
 def test_a_note_missing_a_value_fails_the_state_check() -> None:
     t = task("lifestyle_dinner_note_1")
     ref = anyio.run(lambda: run_episode(t, ReferenceAgent(), protocol=PROTOCOL))
-    assert ref.score is not None and ref.score["success"]
-    assert [c["kind"] for c in ref.score["checks"]] == ["answer", "state"]
+    assert ref.score is not None and ref.score.detail["success"]
+    assert [c["kind"] for c in ref.score.detail["checks"]] == ["answer", "state"]
     check = t.spec.state_checks[0]
     note = {"created_by": "write_note", "fields": {"title": check.contains[0], "content": check.contains[1]}}
     ok, why = check_state(check, {"basic-memory": [note]})
@@ -184,7 +185,7 @@ async def broken_call(self: LibraryEnvironment, server: str, tool: str, argument
 def play(t: Task, agent: Any) -> dict[str, Any]:
     record = anyio.run(lambda: run_episode(t, agent, protocol=PROTOCOL))
     assert record.score is not None, record.error
-    return record.score
+    return record.score.detail
 
 
 def gt_values(t: Task) -> set[str]:
@@ -237,7 +238,7 @@ def test_outputs_pasted_as_the_answer_fail_however_short(task_id: str) -> None:
     for around in (("", ""), PASTE_SENTENCES):  # the outputs verbatim; with a sentence before and after
         paster = ReplayAgent(gold_plan(t), paste_outputs=True, around=around)
         record = anyio.run(partial(run_episode, t, paster, protocol=PROTOCOL))
-        score = record.score
+        score = record.score.detail
         assert score is not None and len(record.trajectory.final_answer) < 1500  # under the length rule
         assert all(c["passed"] for c in score["checks"])  # every value is there, and grounded
         assert score["success"] is False and score["answer_dump"] is True
@@ -356,8 +357,8 @@ def test_judge_verdicts_are_read_strictly(reply: str, success: bool) -> None:
     judging = Judging.with_client(JudgeClient(reply))  # type: ignore[arg-type]
     rules = record
     record = anyio.run(lambda: PROTOCOL.judge(t, rules, judging))
-    assert record.score is not None and record.score["success"] is success
-    assert rules.score is not None and rules.score["judge_success"] is None  # a new score; the rules' one stays
+    assert record.score is not None and record.score.detail["success"] is success
+    assert rules.score is not None and rules.score.detail["judge_success"] is None  # a new score; the rules' one stays
     assert record.verdicts and record.verdicts[0]["judge"] == "keypoint"
     summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="reference", model=None,
                                            protocol="livemcpbench"), [t], [record])
@@ -378,7 +379,7 @@ def test_the_model_agent_sees_every_tool_of_the_library() -> None:
     names = [f["function"]["name"] for f in client.tools]
     assert len(names) == len(set(names)) >= 500  # the whole library, one flat namespace
     assert "Ant_Design_Components__list-components" in names  # server keys made function-name safe
-    assert record.score is not None and record.score["success"] and record.score["route_calls"] == 0
+    assert record.score is not None and record.score.detail["success"] and record.score.detail["route_calls"] == 0
 
 
 @pytest.mark.slow
@@ -458,8 +459,8 @@ def test_a_copilot_office_run_is_scored_on_the_file_it_leaves(sloppy: bool) -> N
     assert record.score is not None, record.error
     assert [c.via for c in record.trajectory.tool_calls] == ["route", "execute", "execute"]
     assert not any(c.is_error for c in record.trajectory.tool_calls)
-    file_check = next(c for c in record.score["checks"] if c["kind"] == "file")
-    assert file_check["passed"] is not sloppy and record.score["success"] is not sloppy
+    file_check = next(c for c in record.score.detail["checks"] if c["kind"] == "file")
+    assert file_check["passed"] is not sloppy and record.score.detail["success"] is not sloppy
 
 
 @pytest.mark.parametrize(("rules_pass", "judge_says", "mode", "success"), [
@@ -474,12 +475,12 @@ def test_success_is_decided_as_the_run_says(rules_pass: bool, judge_says: str, m
     agent = ReferenceAgent() if rules_pass else NoopAgent()
     settings = {"success": mode}
     record = anyio.run(lambda: run_episode(t, agent, protocol=PROTOCOL, settings=settings))
-    assert record.score is not None and record.score["rule_success"] is rules_pass
+    assert record.score is not None and record.score.detail["rule_success"] is rules_pass
     met = json.dumps([judge_says == "success"] * len(t.spec.key_points))
     reply = f'{{"key_points_met": {met}, "reason": "read", "status": "{judge_says}"}}'
     record = anyio.run(lambda: PROTOCOL.judge(t, record, Judging.with_client(JudgeClient(reply))))  # type: ignore[arg-type]
-    assert record.score["success"] is success and record.score["success_rule"] == mode
-    assert record.score["judge_success"] is (judge_says == "success")
+    assert record.score.detail["success"] is success and record.score.detail["success_rule"] == mode
+    assert record.score.detail["judge_success"] is (judge_says == "success")
 
 
 def test_success_without_a_judge_is_refused(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def test_one_episode_with_the_local_model() -> None:
     assert traj.model_calls and all(m.usage.input_tokens > 1000 for m in traj.model_calls)  # tools in the prompt
     assert traj.stop_reason in ("answered", "max_rounds")
     assert len(traj.model_calls) <= 2
-    assert record.score is not None and 0.0 <= record.score["acc"] <= 1.0
+    assert record.score is not None and 0.0 <= record.score.detail["acc"] <= 1.0
     for call in traj.tool_calls:  # whatever the model did went through real MCP calls
         assert call.server in (None, "lark") and call.result
 

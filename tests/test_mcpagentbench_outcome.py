@@ -40,7 +40,7 @@ def metrics(*records: EpisodeRecord) -> dict[str, Any]:
 def test_a_place_with_its_state_fails_the_argument_rule_and_does_the_job_by_outcome() -> None:
     record = play(RENTALS, [("search_rental_properties", {"location": "Austin, TX", "property_type": "apartment"})])
     assert '"property_id":"RP-3310"' in record.trajectory.tool_calls[0].result  # Austin's apartment all the same
-    score = record.score
+    score = record.score.detail
     assert score is not None
     assert not score["finished"] and not score["paper_finished"]
     assert score["outcome_finished"] and score["outcome_efficient"]
@@ -52,7 +52,7 @@ def test_a_place_with_its_state_fails_the_argument_rule_and_does_the_job_by_outc
 def test_other_arguments_with_another_reply_fail_both_rules() -> None:
     record = play(RENTALS, [("search_rental_properties", {"location": "Dallas", "property_type": "apartment"})])
     assert record.trajectory.tool_calls[0].result == '{"count":0,"results":[]}'
-    score = record.score
+    score = record.score.detail
     assert score is not None
     assert not score["finished"] and not score["outcome_finished"]
     assert score["outcome_missing"] == ['search_rental_properties {"location": "austin", "property_type": "apartment"}']
@@ -65,9 +65,9 @@ def test_a_write_to_another_place_fails_both_rules_and_one_with_the_same_effect_
     gold = {"city": "Seattle", "output_path": "maps/seattle.geojson", "format": "geojson"}
     wrong = play(EXPORT, [("download_osm_data", gold | {"output_path": "exports/seattle.geojson"})])
     assert '"status":"written"' in wrong.trajectory.tool_calls[0].result  # the write succeeded, elsewhere
-    assert wrong.score is not None and not wrong.score["finished"] and not wrong.score["outcome_finished"]
+    assert wrong.score is not None and not wrong.score.detail["finished"] and not wrong.score.detail["outcome_finished"]
     right = play(EXPORT, [("download_osm_data", gold)])
-    assert right.score is not None and right.score["finished"] and right.score["outcome_finished"]
+    assert right.score is not None and right.score.detail["finished"] and right.score.detail["outcome_finished"]
     m = metrics(wrong, right)
     assert (m["tfs"], m["tfs_outcome"]) == (0.5, 0.5)
 
@@ -77,12 +77,12 @@ def test_a_chain_takes_the_name_from_the_agents_own_reply_and_keeps_its_turns() 
     details = ("get_restaurant_details", {"restaurant_name": "Smoke & Brisket"})  # the first result's name
     two_turns = play(BARBECUE, [search], [details])
     assert two_turns.score is not None
-    assert not two_turns.score["finished"]
-    assert two_turns.score["outcome_finished"] and two_turns.score["outcome_efficient"]
-    assert two_turns.score["outcome_via"] == {"0.0": "reply", "1.0": "arguments"}
+    assert not two_turns.score.detail["finished"]
+    assert two_turns.score.detail["outcome_finished"] and two_turns.score.detail["outcome_efficient"]
+    assert two_turns.score.detail["outcome_via"] == {"0.0": "reply", "1.0": "arguments"}
     one_turn = play(BARBECUE, [search, details])  # the second call cannot have waited for the first's reply
     assert one_turn.score is not None
-    assert one_turn.score["outcome_finished"] and not one_turn.score["outcome_efficient"]
+    assert one_turn.score.detail["outcome_finished"] and not one_turn.score.detail["outcome_efficient"]
     m = metrics(two_turns, one_turn)  # each weighs 2
     assert (m["tfs"], m["tfs_outcome"], m["tefs_outcome"]) == (0.0, 1.0, 0.5)
 
@@ -118,7 +118,7 @@ def test_every_gold_call_of_the_suite_does_its_own_job_by_outcome_alone(monkeypa
     arguments: each gold call, replayed on the state it saw, gives its own reply (a read) or state change."""
     count = itertools.count()
     monkeypatch.setattr(outcome, "call_key", lambda tool, args: (tool, str(next(count))))
-    scores = [r.score or {} for r in _suite(ReferenceAgent())]
+    scores = [r.score.detail if r.score else {} for r in _suite(ReferenceAgent())]
     assert all(s["outcome_finished"] and s["outcome_efficient"] and not s["outcome_replay_diverged"] for s in scores)
     via = [v for s in scores for v in s["outcome_via"].values()]
     assert len(via) == sum(len(t.gold_calls) for t in TASKS.values())

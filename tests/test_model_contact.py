@@ -214,7 +214,7 @@ def test_a_gold_playing_model_sends_only_requests_openai_accepts(server: FaultSe
             client = make_client("openai:gpt-4o", base_url=server.url, api_limits="openai")
             record = anyio.run(partial(run_episode, task, ModelAgent(client), protocol=protocol, settings=options))
             assert record.status == "ok", record.error
-            assert record.score is not None and record.score["acc"] == 1.0, task.id
+            assert record.score is not None and record.score.detail["acc"] == 1.0, task.id
     assert not server.script
 
 

@@ -27,6 +27,7 @@ from mcp_persona.protocols.persona.subsets import subset_figures, subset_of
 from mcp_persona.report import load_run
 from mcp_persona.report.html import render_html
 from mcp_persona.report.markdown import render_markdown
+from mcp_persona.score import Score
 
 runner = CliRunner(env={"COLUMNS": "250", "NO_COLOR": "1", "TERM": "dumb"})
 MARK = "(published, paper's task set)"
@@ -168,9 +169,9 @@ def test_persona_tasks_fall_into_the_papers_per_app_subsets() -> None:
 
 def test_misaligned_checkpoints_are_those_judge_and_rules_scored_differently() -> None:
     task = next(t for t in load_tasks("persona") if t.id == "collab_lark_002")  # 4 checkpoints
-    scored = SimpleNamespace(status="ok", score={"checkpoints": [
+    scored = SimpleNamespace(status="ok", score=Score(detail={"checkpoints": [
         {"rule_score": 1.0, "judge_score": 1.0}, {"rule_score": 0.0, "judge_score": 1.0},
-        {"rule_score": 1.0, "judge_score": None}, {"rule_score": None, "judge_score": 0.5}]})
+        {"rule_score": 1.0, "judge_score": None}, {"rule_score": None, "judge_score": 0.5}]}))
     errored = SimpleNamespace(status="error", score=None)
     figures = subset_figures([(task, scored, 0.75), (task, errored, 0.0)])  # type: ignore[list-item]
     assert figures == {"n": 2, "acc": 0.375, "checkpoints": 8, "compared": 2, "misaligned": 1,

@@ -107,7 +107,7 @@ def test_differences_between_the_paper_rule_and_ours_are_counted_by_reason(impor
     store = sqlite3.connect(imported / "gemini-3-pro-preview-run1" / "run.sqlite")
     (record,) = store.execute("SELECT record FROM episodes WHERE task_id = ?",
                               ("peer_protask_2_parallel_tools_20",)).fetchone()
-    score = json.loads(record)["score"]
+    score = json.loads(record)["score"]["detail"]
     assert not score["finished"] and not score["paper_finished"]
 
 
@@ -165,6 +165,6 @@ def test_the_outcome_rule_passes_what_ours_passes_and_a_call_that_gets_the_gold_
     # itunes_search(artist="Wolfgang Amadeus Mozart") where the gold says "Mozart": the same tracks come back
     store = sqlite3.connect(imported / "openai_gpt-5-run1" / "run.sqlite")
     (record,) = store.execute("SELECT record FROM episodes WHERE task_id = ?", ("peer_daytask_1_tool_12",)).fetchone()
-    score = json.loads(record)["score"]
+    score = json.loads(record)["score"]["detail"]
     assert not score["finished"] and score["outcome_finished"] and score["outcome_via"] == {"0.0": "reply"}
     assert score["outcome_replay_diverged"] == []

@@ -97,8 +97,8 @@ def test_the_reference_runs_concurrently_in_an_environment_of_its_own() -> None:
     assert any("agent-only.xlsx" in d for d in record.diff) and not any("aapl-week" in d for d in record.diff)
     assert any("aapl-week" in d for d in record.reference.diff)
     assert not any("agent-only" in d for d in record.reference.diff)
-    assert record.score is not None and record.score["end_state"]["source"] == "reference run"
-    assert record.score["reference"]["changes"] == ["excel: create workbook holding 1 x worksheet"]
+    assert record.score is not None and record.score.detail["end_state"]["source"] == "reference run"
+    assert record.score.detail["reference"]["changes"] == ["excel: create workbook holding 1 x worksheet"]
 
 
 def test_timestamps_overlap() -> None:
@@ -137,8 +137,8 @@ def test_the_concurrent_reference_end_state_is_the_memoised_replays(task_id: str
     assert record.reference is not None and record.reference.status == "ok"
     memo = anyio.run(gold_changes, task, "selected")
     assert memo is not None
-    assert record.score is not None and record.score["end_state"]["source"] == "reference run"
-    assert record.score["end_state"]["gold"] == compare_end_states(memo, Counter()).gold
+    assert record.score is not None and record.score.detail["end_state"]["source"] == "reference run"
+    assert record.score.detail["end_state"]["gold"] == compare_end_states(memo, Counter()).gold
     assert record.reference.trajectory.final_answer == task.reference_answer
 
 
@@ -152,9 +152,9 @@ def test_the_record_keeps_answer_calls_and_end_state() -> None:
     assert calls == [(c.server, c.tool, c.arguments) for s in task.gold for c in s.calls]
     assert ref.diff == ["excel: create workbook workbooks[/home/user/workspace/aapl-week.xlsx]"]
     assert record.score is not None
-    assert record.score["reference"]["plan"] == [[c.qualified for c in s.calls] for s in task.gold]
-    assert record.score["reference"]["answer"] == task.reference_answer
-    assert record.score["reference"]["error"] is None
+    assert record.score.detail["reference"]["plan"] == [[c.qualified for c in s.calls] for s in task.gold]
+    assert record.score.detail["reference"]["answer"] == task.reference_answer
+    assert record.score.detail["reference"]["error"] is None
 
 
 def test_records_round_trip_through_the_store_and_resume(tmp_path: Path) -> None:
@@ -218,9 +218,9 @@ def test_a_failing_reference_is_recorded_and_the_episode_still_scored(protocol: 
     assert record.reference is not None and record.reference.status == "error"
     assert record.reference.error is not None and record.reference.error.startswith(error)
     # scored all the same, against the memoised gold replay, and it says so
-    assert record.score["result_score"] == 1.0 and record.score["strict"]
-    assert record.score["end_state"]["source"] == "gold replay (the reference run failed)"
-    assert record.score["reference"]["error"] == record.reference.error
+    assert record.score.detail["result_score"] == 1.0 and record.score.detail["strict"]
+    assert record.score.detail["end_state"]["source"] == "gold replay (the reference run failed)"
+    assert record.score.detail["reference"]["error"] == record.reference.error
     summary = protocol.summarize(_config(), [task], [record])
     assert summary["n_reference_errors"] == 1
 
@@ -241,7 +241,7 @@ def test_protocols_run_no_reference_by_default() -> None:
     persona = next(t for t in load_tasks("persona"))
     record = anyio.run(lambda: run_episode(persona, NoopAgent()))
     assert record.reference is None
-    assert record.score is not None and record.score["end_state"]["source"] == "gold replay"
+    assert record.score is not None and record.score.detail["end_state"]["source"] == "gold replay"
 
 
 class _Capture:
@@ -280,7 +280,7 @@ def test_likert_judges_see_the_reference_runs_answer_and_calls() -> None:
     assert "result (ok):" in trajectory
     versions = {v["judge"]: v["prompt_version"] for v in record.verdicts}
     assert versions["likert_trajectory"] == "likert-trajectory/1+execution"
-    assert record.score is not None and record.score["result_source"] == "judge"
+    assert record.score is not None and record.score.detail["result_source"] == "judge"
 
 
 def _config() -> Any:

@@ -517,9 +517,12 @@ def test_trials_are_averaged_per_task_and_same_labels_told_apart(runs: dict[str,
     db = sqlite3.connect(twice / "run.sqlite")
     for task_id, cat, text in db.execute("SELECT task_id, category, record FROM episodes").fetchall():
         rec = json.loads(text)
-        rec |= {"epoch": 1, "score": {**rec["score"], "acc": 0.5}}  # a second, worse trial
-        db.execute("INSERT INTO episodes VALUES (?, 1, ?, 'ok', 0.5, ?, ?, 0)",
-                   (task_id, cat, rec["score"]["exec_acc"], json.dumps(rec)))
+        score = rec["score"]  # a second, worse trial
+        rec |= {"epoch": 1, "score": score | {"values": {**score["values"], "acc": 0.5},
+                                              "detail": {**score["detail"], "acc": 0.5}}}
+        db.execute("INSERT INTO episodes (task_id, epoch, category, status, score_values, record, finished_at) "
+                   "VALUES (?, 1, ?, 'ok', ?, ?, 0)", (task_id, cat, json.dumps(rec["score"]["values"]),
+                                                        json.dumps(rec)))
     db.commit()
     db.close()
     ref, again = load_runs([runs["reference"], twice])

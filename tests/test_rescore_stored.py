@@ -67,7 +67,8 @@ async def _score_suite(suite: str) -> dict[str, Any]:
         config = RunConfig(suite=suite, agent=agent_name, model=None, protocol=name)
         summary = protocol.summarize(config, sample, records)
         out["agents"][agent_name] = {
-            "scores": {r.task_id: json.loads(json.dumps(r.score, default=str)) for r in records},
+            "scores": {r.task_id: json.loads(json.dumps(r.score.detail if r.score else None, default=str))
+                       for r in records},
             "metrics": summary["metrics"],
         }
     return _stable(out)

@@ -50,12 +50,12 @@ def with_checkpoints(task: Task, checkpoints: list[dict[str, Any]], **extra: Any
 async def test_gold_replay_passes_strictly() -> None:
     record = await replay(bundled("collab_wecom_003"), gold_plan(bundled("collab_wecom_003")))
     assert record.score is not None
-    assert record.score["acc"] == 1.0
-    end = record.score["end_state"]
+    assert record.score.detail["acc"] == 1.0
+    end = record.score.detail["end_state"]
     assert (end["equivalent"], end["missing"], end["extra"]) == (True, [], [])
     assert end["gold"] == ["wecom: create media", "wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]",
                            "wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]"]
-    assert record.score["strict"] is True
+    assert record.score.detail["strict"] is True
 
 
 async def test_a_message_sent_twice_fails_strict_but_not_acc() -> None:
@@ -63,10 +63,10 @@ async def test_a_message_sent_twice_fails_strict_but_not_acc() -> None:
     plan = gold_plan(task)
     record = await replay(task, (*plan, plan[-1]))  # the closing send_text once more
     assert record.score is not None
-    assert record.score["acc"] == 1.0  # every checkpoint is still met: the paper's metric cannot see it
-    assert record.score["strict"] is False
-    assert record.score["end_state"]["extra"] == ["wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]"]
-    assert record.score["end_state"]["missing"] == []
+    assert record.score.detail["acc"] == 1.0  # every checkpoint is still met: the paper's metric cannot see it
+    assert record.score.detail["strict"] is False
+    assert record.score.detail["end_state"]["extra"] == ["wecom: create message in groups[wr8dijbpopcwb3rr6sourqcf7a]"]
+    assert record.score.detail["end_state"]["missing"] == []
 
 
 async def test_an_idempotent_repeated_update_is_not_a_difference() -> None:
@@ -75,22 +75,22 @@ async def test_an_idempotent_repeated_update_is_not_a_difference() -> None:
     patch = next(p for p in plan if p.call.tool == "calendar_v4_calendarEvent_patch")
     record = await replay(task, (*plan, patch))
     assert record.score is not None
-    assert record.score["collateral"] == []
-    assert record.score["strict"] is True
+    assert record.score.detail["collateral"] == []
+    assert record.score.detail["strict"] is True
 
 
 async def test_a_read_side_effect_the_app_declares_is_not_collateral() -> None:
     task = bundled("email_gmail_001")
     plan = list(gold_plan(task))
     inbox = await replay(task, plan)
-    assert inbox.score is not None and inbox.score["strict"] is True
+    assert inbox.score is not None and inbox.score.detail["strict"] is True
     # read every message the search returned: Gmail marks them read (declared in ignore_changes)
     reads = [p for p in plan if p.call.tool == "read_email"]
     assert reads, "the task reads an email"
     record = await replay(task, (*plan, *reads))
     assert record.score is not None
-    assert record.score["collateral"] == []
-    assert record.score["strict"] is True
+    assert record.score.detail["collateral"] == []
+    assert record.score.detail["strict"] is True
 
 
 async def test_a_write_to_another_chat_fails_strict_and_acc() -> None:
@@ -104,8 +104,8 @@ async def test_a_write_to_another_chat_fails_strict_and_acc() -> None:
                                                                             arguments=args))
     record = await replay(task, (*plan[:idx], wrong, *plan[idx + 1:]))
     assert record.score is not None
-    assert record.score["acc"] < 1.0
-    assert record.score["strict"] is False
+    assert record.score.detail["acc"] < 1.0
+    assert record.score.detail["strict"] is False
 
 
 def test_strict_pass_needs_every_part() -> None:
@@ -138,14 +138,14 @@ async def test_a_message_sent_twice_into_the_chat_it_opened_fails_strict() -> No
     plan = gold_plan(task)
     send = next(p for p in plan if p.call.tool == "send_message")
     gold = await replay(task, plan)
-    assert gold.score is not None and gold.score["strict"] is True
-    assert gold.score["end_state"]["gold"] == ["telegram: create chat holding 1 x message"]
+    assert gold.score is not None and gold.score.detail["strict"] is True
+    assert gold.score.detail["end_state"]["gold"] == ["telegram: create chat holding 1 x message"]
     record = await replay(task, (*plan, send))
     assert record.score is not None
-    assert record.score["acc"] == 1.0
-    assert record.score["strict"] is False
-    assert record.score["end_state"]["extra"] == ["telegram: create chat holding 2 x message"]
-    assert record.score["end_state"]["missing"] == ["telegram: create chat holding 1 x message"]
+    assert record.score.detail["acc"] == 1.0
+    assert record.score.detail["strict"] is False
+    assert record.score.detail["end_state"]["extra"] == ["telegram: create chat holding 2 x message"]
+    assert record.score.detail["end_state"]["missing"] == ["telegram: create chat holding 1 x message"]
 
 
 def test_end_state_comparison_counts_what_a_created_entity_holds() -> None:
@@ -244,11 +244,11 @@ async def test_rules_never_pass_what_they_cannot_check() -> None:
     task = with_checkpoints(base, cps)
     record = await replay(task, gold_plan(task))
     assert record.score is not None
-    assert record.score["checkpoints"][2]["score"] is None
-    assert record.score["acc"] == 1.0  # Acc is the mean over decided checkpoints
-    assert record.score["strict"] is False  # an undecided checkpoint is not a pass
+    assert record.score.detail["checkpoints"][2]["score"] is None
+    assert record.score.detail["acc"] == 1.0  # Acc is the mean over decided checkpoints
+    assert record.score.detail["strict"] is False  # an undecided checkpoint is not a pass
     wrong = await replay(task, gold_plan(task)[:-1])  # the text never sent: the rules can still fail it
-    assert wrong.score is not None and wrong.score["checkpoints"][2]["score"] == 0.5  # only the file message
+    assert wrong.score is not None and wrong.score.detail["checkpoints"][2]["score"] == 0.5  # only the file message
 
 
 def test_sloppy_agents_score_below_the_gold_chain() -> None:
@@ -292,12 +292,12 @@ async def test_pasting_the_outputs_never_passes_strict() -> None:
         pasted = await run_episode(task, ReplayAgent(plan, paste_outputs=True))
         wrapped = await run_episode(task, ReplayAgent(plan, paste_outputs=True, around=PASTE_SENTENCES))
         assert gold.score is not None and pasted.score is not None and wrapped.score is not None
-        assert gold.score["strict"] is True and gold.score["answer_dump"] is False, task.id
-        assert pasted.score["strict"] is False and pasted.score["answer_dump"] is True, task.id
-        if wrapped.score["strict"]:
+        assert gold.score.detail["strict"] is True and gold.score.detail["answer_dump"] is False, task.id
+        assert pasted.score.detail["strict"] is False and pasted.score.detail["answer_dump"] is True, task.id
+        if wrapped.score.detail["strict"]:
             returned = sum(len(verbatim_form(c.result)) for c in wrapped.trajectory.tool_calls)
             assert returned < PASTE_MIN_REPEATED, (task.id, wrapped.trajectory.final_answer)
             wrapped_passes.append(task.id)
         else:
-            assert wrapped.score["answer_dump"] is True, task.id
+            assert wrapped.score.detail["answer_dump"] is True, task.id
     assert len(wrapped_passes) <= 3, wrapped_passes  # of 223: one-line confirmations (a message id)

@@ -122,8 +122,8 @@ def test_run_summary_reports_tsr_ars_by_difficulty(tmp_path, agent: str, tsr: fl
         assert r.reference is not None and r.reference.status == "ok"
         assert r.reference.trajectory.final_answer == task.reference_answer
         assert len(r.reference.trajectory.tool_calls) == len(task.gold_calls)
-        assert r.score is not None and r.score["end_state"]["source"] == "reference run"
-        assert r.score["end_state"]["equivalent"] == (agent == "reference" or not r.reference.diff)
+        assert r.score is not None and r.score.detail["end_state"]["source"] == "reference run"
+        assert r.score.detail["end_state"]["equivalent"] == (agent == "reference" or not r.reference.diff)
     again = CliRunner().invoke(app, ["run", "--suite", "livemcp101", "--agent", agent, "--tasks",
                                      "finance_easy_01,office_medium_01,news_hard_01", "--pool-size", "8",
                                      "--run-dir", str(tmp_path), "--resume"])
@@ -163,9 +163,9 @@ def _episode(task_id: str, drop_last_step: bool = False, judge: str | None = Non
 def test_rule_result_score_drops_with_a_missing_step() -> None:
     full = _episode("office_medium_01")
     partial = _episode("office_medium_01", drop_last_step=True)
-    assert full.score["result_score"] == 1.0 and full.score["result_source"] == "rules"
-    assert partial.score["result_score"] < 1.0
-    assert full.score["reference"]["changes"]  # the reference execution's end state is kept with the episode
+    assert full.score.detail["result_score"] == 1.0 and full.score.detail["result_source"] == "rules"
+    assert partial.score.detail["result_score"] < 1.0
+    assert full.score.detail["reference"]["changes"]  # the reference execution's end state is kept with the episode
 
 
 def _base(**kw: Any) -> dict[str, Any]:
@@ -202,7 +202,7 @@ def _sloppy(task_id: str, *, answer_only: bool = False, paste: bool = False, twi
     if twice:
         plan = tuple(x for p in plan for x in (p, p))
     agent = ReplayAgent(plan, paste_outputs=paste)
-    return anyio.run(lambda: run_episode(task, agent, protocol=get_protocol("livemcp101"))).score
+    return anyio.run(lambda: run_episode(task, agent, protocol=get_protocol("livemcp101"))).score.detail
 
 
 def test_an_answer_without_the_work_or_a_paste_is_no_result() -> None:
@@ -228,7 +228,7 @@ def test_likert_judges_score_result_and_trajectory_and_agreement_is_reported() -
     from mcp_persona.runner import RunConfig
 
     record = _episode("office_medium_01", judge='{"likert": 4, "feedback": "one figure is rounded"}')
-    s = record.score
+    s = record.score.detail
     assert s["rule_result_score"] == 1.0 and s["judge_result_score"] == 0.75
     assert s["result_score"] == 0.75 and s["result_source"] == "judge" and s["trajectory_score"] == 0.75
     assert {v["judge"] for v in record.verdicts} >= {"likert_result", "likert_trajectory"}
@@ -244,6 +244,6 @@ def test_likert_judges_score_result_and_trajectory_and_agreement_is_reported() -
 
 def test_an_unparseable_verdict_keeps_the_rule_score_and_is_never_guessed() -> None:
     record = _episode("office_medium_01", judge="Looks great, 5/5!")
-    s = record.score
+    s = record.score.detail
     assert s["result_score"] == 1.0 and s["result_source"] == "rules (judge unparseable)"
     assert s["judge_result_score"] is None and s["trajectory_score"] is None

@@ -310,10 +310,11 @@ async def mutation_test(task: Task) -> TaskMutation:
         if record.score is None:  # the mutant broke the episode: nothing to pass
             out.results.append(MutantResult(mutant, 0.0, False, False))
             continue
+        detail = record.score.detail
         equivalent = agent.final_hash == obs.final_hash or (
-            mutant.kind in DUPLICATES and not record.score["end_state"]["extra"])
-        strict = strict_pass(record.score, undecided_passes=True)  # what the rules can tell apart
-        out.results.append(MutantResult(mutant, record.score["acc"], strict, equivalent,
+            mutant.kind in DUPLICATES and not detail["end_state"]["extra"])
+        strict = strict_pass(detail, undecided_passes=True)  # what the rules can tell apart
+        out.results.append(MutantResult(mutant, detail["acc"], strict, equivalent,
                                         exempt=mutant.key in exemptions))
     return out
 

@@ -21,7 +21,6 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Protocol
 
-import bm25s
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
@@ -84,6 +83,8 @@ class Scorer(Protocol):
 
 class BM25Scorer:
     def __init__(self, docs: Sequence[str]) -> None:
+        import bm25s  # here, not at import: every CLI command loads the protocols, few build an index
+
         self._bm25 = bm25s.BM25()
         # bm25s wants non-empty documents; a placeholder token matches no query
         self._bm25.index([tokenize(d) or ["\x00"] for d in docs], show_progress=False)

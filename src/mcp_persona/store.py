@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 import mcp_persona
+from mcp_persona.score import Score
 from mcp_persona.trajectory import Trajectory
 
 STORE_FILE = "run.sqlite"
@@ -41,8 +42,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     epoch INTEGER NOT NULL,
     category TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
-    acc REAL,
-    exec_acc REAL,
+    score_values TEXT,
     record TEXT NOT NULL,
     finished_at REAL NOT NULL,
     PRIMARY KEY (task_id, epoch)
@@ -68,7 +68,7 @@ class EpisodeRecord(BaseModel):
     category: str
     status: Literal["ok", "error"]
     trajectory: Trajectory
-    score: dict[str, Any] | None = None
+    score: Score | None = None
     diff: list[str] = Field(default_factory=list)  # every state change the episode caused, readable
     verdicts: list[dict[str, Any]] = Field(default_factory=list)  # LLM judge verdicts: raw outputs + parsed
     pool: dict[str, Any] = Field(default_factory=dict)  # how the protocol drew the tool pool (e.g. candidates)
@@ -216,16 +216,18 @@ class RunStore:
 
     def write(self, record: EpisodeRecord) -> None:
         """Store ``record`` (``record`` itself is left whole: see ``stored_form``)."""
-        score = record.score or {}
+        # the score's values in a column of their own, for SQL over a run (json_extract(score_values, '$.acc'))
+        values = json.dumps(record.score.values) if record.score is not None else None
         try:
             self._db.execute(
-                """INSERT INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """INSERT INTO episodes (task_id, epoch, category, status, score_values, record, finished_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (task_id, epoch) DO UPDATE SET
-                     category = excluded.category, status = excluded.status, acc = excluded.acc,
-                     exec_acc = excluded.exec_acc, record = excluded.record, finished_at = excluded.finished_at
+                     category = excluded.category, status = excluded.status, score_values = excluded.score_values,
+                     record = excluded.record, finished_at = excluded.finished_at
                    WHERE episodes.status = 'error'""",
-                (record.task_id, record.epoch, record.category, record.status, score.get("acc"),
-                 score.get("exec_acc"), json.dumps(stored_form(record), ensure_ascii=False), time.time()),
+                (record.task_id, record.epoch, record.category, record.status, values,
+                 json.dumps(stored_form(record), ensure_ascii=False), time.time()),
             )
         except (sqlite3.Error, OSError) as exc:
             raise store_error(self.path, exc) from None

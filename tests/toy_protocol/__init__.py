@@ -13,6 +13,7 @@ from typing import Any
 
 from mcp_persona.environment import Environment, PoolSpec, ToolPool
 from mcp_persona.protocols.base import Protocol, ReferenceExecution
+from mcp_persona.score import Score
 from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
@@ -39,13 +40,13 @@ class ToyProtocol(Protocol):
         return SYSTEM
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
-                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+                    reference: ReferenceExecution | None = None) -> Score:
         made = {(c.server, c.tool) for c in trajectory.tool_calls if not c.is_error}
         gold = [(c.server, c.tool) for c in task.gold_calls]
         calls = sum(g in made for g in gold) / len(gold)
         answered = appears_in(task.reference_answer, trajectory.final_answer or "")
         solved = 1.0 if calls == 1.0 and answered else 0.0
-        return {"acc": solved, "solved": solved, "calls": calls}
+        return self.scored(task, {"acc": solved, "solved": solved, "calls": calls})
 
 
 PROTOCOL = ToyProtocol()

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp_persona.agents.model import ModelAgent, parse_arguments
 from mcp_persona.environment import Environment
-from mcp_persona.retrieval import Router, flat_schema, get_router
 from mcp_persona.trajectory import ToolCallEvent
+
+if TYPE_CHECKING:
+    from mcp_persona.retrieval import Router
 
 META_TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {
@@ -44,6 +46,8 @@ class CopilotAgent(ModelAgent):
         self.embeddings_json = embeddings_json
 
     def router(self, env: Environment) -> Router:
+        from mcp_persona.retrieval import get_router  # numpy and the index load when a copilot first routes
+
         library = getattr(env, "library", None)
         if library is None:
             raise ValueError("the copilot agent needs a suite whose protocol serves a tool library (livemcpbench)")
@@ -84,6 +88,8 @@ class CopilotAgent(ModelAgent):
         if not isinstance(query, str) or not query.strip():
             return ToolCallEvent(round=rnd, call_id=call_id, tool="route", raw_arguments=raw, is_error=True,
                                  via="route", result="Error: route needs a non-empty 'query' string.")
+        from mcp_persona.retrieval import flat_schema
+
         router = self.router(env)
         found = []
         for hit in router.route(query, top=self.top):

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.environment import Environment, PoolSpec, ToolPool
+from mcp_persona.score import Check, Score, numbers_of
 from mcp_persona.tasks.models import Task, TaskSpec
 
 if TYPE_CHECKING:
@@ -207,10 +208,20 @@ class Protocol:
         return None
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
-                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
-        """The episode's score; ``acc`` in 0..1 is the one number every protocol fills (the store keeps it).
+                    reference: ReferenceExecution | None = None) -> Score:
+        """The episode's score (most protocols build their record and return :meth:`scored` of it).
         ``reference``: the reference run, when :meth:`reference_agent` asked for one."""
         raise NotImplementedError
+
+    def scored(self, task: Task, detail: dict[str, Any]) -> Score:
+        """The typed score of the protocol's own record of an episode: its numbers as the values, the checks
+        that decided them (:meth:`checks`) and why it is short of full (:meth:`explain`)."""
+        return Score(values=numbers_of(detail), checks=self.checks(task, detail), explanation=self.explain(detail),
+                     detail=detail)
+
+    def checks(self, task: Task, detail: Mapping[str, Any]) -> list[Check]:
+        """The checks in the protocol's record of an episode, each with its score and why (none by default)."""
+        return []
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         """LLM judging after the rule score: the episode with its judged score, a new record (``record`` is
@@ -222,12 +233,12 @@ class Protocol:
         raise ValueError(f"the {self.title or self.name} protocol's scores are rule-based with no judge to "
                          "validate against human labels")
 
-    def short_of_full(self, score: dict[str, Any]) -> str | None:
+    def short_of_full(self, score: Score) -> str | None:
         """Why a rule score (of :meth:`score`) is short of the full score the gold replay gets, None when it is
         full: what equivalence testing asks of every equivalent form of the answer. By default: the headline
         metrics the score holds that are below 1."""
-        short = [f"{label} {percent(score[key])}" for label, key, _ in self.report_columns
-                 if isinstance(score.get(key), int | float) and score[key] < 1.0]
+        short = [f"{label} {percent(value)}" for label, key, _ in self.report_columns
+                 if isinstance(value := score.value(key), int | float) and value < 1.0]
         return ", ".join(short) or None
 
     # -- a run -----------------------------------------------------------------------------------
@@ -250,19 +261,18 @@ class Protocol:
         primary = values.get(self.report_columns[0][1])
         return primary is not None and primary >= 1.0 - 1e-9
 
-    def explain(self, score: Mapping[str, Any]) -> list[str]:
-        """What in an episode's score decided its verdict, one reason a line (what a report's episode view
-        shows beside the scores); by default nothing beyond the scores."""
+    def explain(self, detail: Mapping[str, Any]) -> list[str]:
+        """What in the protocol's record of an episode decided its verdict, one reason a line (the score's
+        ``explanation``: what a report's episode view shows beside the scores); by default nothing more."""
         return []
 
-    def verdict(self, row: Mapping[str, Any] | None, score: Mapping[str, Any] | None, error: str | None = None
-                ) -> Verdict:
+    def verdict(self, row: Mapping[str, Any] | None, score: Score | None, error: str | None = None) -> Verdict:
         """The verdict of an episode from its summary row and stored score (an errored one: ``error``)."""
         values = self.episode_values(row) if row is not None else {}
         if error is not None or score is None:
             return Verdict(values, False, [f"the episode ended in an error: {error}"])
-        why = self.explain(score)
-        return Verdict(values, self.passed(values), why)
+        # a record stored before scores were typed carries no explanation: worked out from its detail
+        return Verdict(values, self.passed(values), list(score.explanation) or self.explain(score.detail))
 
     def group_of(self, task: Task) -> str:
         """The task's group in :attr:`report_groups` (by default the spec field it names: ``by_category``)."""
@@ -272,12 +282,11 @@ class Protocol:
         """One episode's row of the summary: its group, status and the numbers of its score (an errored
         episode has none: every headline metric is then 0)."""
         ok = record.status == "ok" and record.score is not None
-        score = record.score if ok and record.score is not None else {}
+        values = record.score.values if ok and record.score is not None else {}
         row: dict[str, Any] = {"task_id": task.id, "epoch": record.epoch, "group": self.group_of(task),
                                "status": record.status, "error": record.error}
         row |= {key: 0.0 for _, key, _ in self.report_columns} if not ok else {}
-        row |= {k: v for k, v in score.items() if isinstance(v, int | float) or v is None}
-        return row
+        return row | values
 
     def aggregate(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """The declared metrics over ``rows``: each the weighted mean of :meth:`headline_values`."""

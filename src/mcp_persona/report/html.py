@@ -47,7 +47,7 @@ def _verdict(run: Run, e: Episode) -> dict[str, Any]:
     (the result score of LiveMCP-101, the missed calls of MCPAgentBench, the failed checks of LiveMCPBench)."""
     protocol = run.protocol
     rows = {(r.get("task_id"), r.get("epoch", 0)): r for r in run.summary.get("episodes") or []}
-    v = protocol.verdict(rows.get((e.task_id, e.epoch)), e.record.get("score") or {},
+    v = protocol.verdict(rows.get((e.task_id, e.epoch)), e.score,
                          None if e.status == "ok" else e.error or "error")
     return {"scores": [[label, v.values.get(key)] for label, key, _ in protocol.report_columns],
             "primary": v.values.get(protocol.report_columns[0][1]), "passed": v.passed, "why": v.why}
@@ -64,14 +64,14 @@ def _episode(run_index: int, run: Run, e: Episode, suite: str) -> dict[str, Any]
         "status": e.status,
         "acc": e.acc,
         **_verdict(run, e),
-        "strict": (e.record.get("score") or {}).get("strict"),  # None: the protocol has no strict pass
+        "strict": e.score.value("strict") if e.score is not None else None,  # None: no strict pass
         "strict_failures": e.strict_failures,
         "stop_reason": e.stop_reason,
         "error": e.error,
         "final_answer": _clip(e.trajectory.get("final_answer") or ""),
         "events": [_event(x) for x in e.events],
         "diff": e.diff,
-        "checkpoints": e.checkpoints,
+        "checks": e.checks,
         "collateral": e.collateral,
         "internal_errors": list(e.record.get("internal_errors") or []),
         "elapsed_s": e.elapsed_s,

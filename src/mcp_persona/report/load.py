@@ -15,9 +15,11 @@ import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcp_persona.score import Score
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
 from mcp_persona.store import read_form
 
@@ -116,22 +118,29 @@ class Episode:
     def diff(self) -> list[str]:
         return list(self.record.get("diff") or [])
 
+    @cached_property
+    def score(self) -> Score | None:
+        """The stored score (a record stored before scores were typed reads as one too)."""
+        raw = self.record.get("score")
+        return Score.model_validate(raw) if raw else None
+
     @property
-    def checkpoints(self) -> list[dict[str, Any]]:
-        return list((self.record.get("score") or {}).get("checkpoints") or [])
+    def checks(self) -> list[dict[str, Any]]:
+        """The checks that decided the score: name, score, why."""
+        return [c.model_dump() for c in self.score.checks] if self.score is not None else []
 
     @property
     def collateral(self) -> list[str]:
-        return list((self.record.get("score") or {}).get("collateral") or [])
+        return list(self.score.detail.get("collateral") or []) if self.score is not None else []
 
     @property
     def strict(self) -> bool:
-        return bool((self.record.get("score") or {}).get("strict"))
+        return self.score is not None and bool(self.score.value("strict"))
 
     @property
     def strict_failures(self) -> list[str]:
         """Why the strict pass failed: end-state paths that differ from the gold replay's, and answer faults."""
-        score = self.record.get("score") or {}
+        score = self.score.detail if self.score is not None else {}
         end = score.get("end_state") or {}
         out = [f"missing vs gold: {m}" for m in end.get("missing") or []]
         out += [f"extra vs gold: {x}" for x in end.get("extra") or []]
@@ -380,7 +389,8 @@ def load_run(path: Path | str, *, suite: str | None = None) -> Run:
         if s is not None and "acc" in s:  # (a summary row without acc: the record's own score below)
             acc, exec_acc = float(s.get("acc") or 0.0), s.get("exec_acc")
         elif rec.get("status") == "ok" and rec.get("score"):
-            acc, exec_acc = float(rec["score"].get("acc") or 0.0), rec["score"].get("exec_acc")
+            values = Score.model_validate(rec["score"]).values
+            acc, exec_acc = float(values.get("acc") or 0.0), values.get("exec_acc")
         else:  # an errored episode scores 0, its operate checkpoints too
             info = tasks.get(key[0])
             has_ops = info is None or any(c["type"] == "operate" for c in info.checkpoints)

@@ -44,6 +44,7 @@ from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcp101.spec import LiveMCP101Spec
 from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
 from mcp_persona.protocols.persona.failures import FAILURE_MODES
+from mcp_persona.score import Score
 from mcp_persona.scoring import by_category, suite_metrics
 from mcp_persona.scoring.checkpoints import score_episode
 from mcp_persona.tasks import Task
@@ -157,9 +158,9 @@ class LiveMCP101Protocol(PersonaProtocol):
 
         return ReferenceAgent()
 
-    async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+    async def rules(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
-        score = await super().score(task, trajectory, env, reference)
+        score = await super().rules(task, trajectory, env, reference)
         score["answer_blind_acc"] = score["acc"]
         if score["ungrounded"] or score["answer_dump"]:
             blind = trajectory.model_copy(update={"final_answer": ""})
@@ -181,7 +182,7 @@ class LiveMCP101Protocol(PersonaProtocol):
         record = await super().judge(task, record, judging)  # checkpoint verdicts, strict pass, failure mode
         if judging is None or record.score is None:
             return record
-        score = record.score  # the judged copy's
+        score = dict(record.score.detail)  # the checkpoint-judged score's
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
         ran = record.reference if record.reference is not None and record.reference.status == "ok" else None
@@ -190,14 +191,14 @@ class LiveMCP101Protocol(PersonaProtocol):
             task, record.trajectory, reference_answer=ran.trajectory.final_answer if ran is not None else None)
         trajectory = await judging.judge(LikertTrajectoryJudge).judge(
             task, record.trajectory, reference=ran.trajectory if ran is not None else None)
-        record.verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
+        verdicts = [*record.verdicts, result.model_dump(mode="json"), trajectory.model_dump(mode="json")]
         score["judge_result_score"] = result.score if result.ok else None
         if result.ok:
             score["result_score"], score["result_source"] = result.score, "judge"
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
-        return record
+        return record.model_copy(update={"score": self.scored(task, score), "verdicts": verdicts})
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates its judge: the result score and the trajectory score each on
@@ -211,7 +212,7 @@ class LiveMCP101Protocol(PersonaProtocol):
             for part in ("result", "trajectory"):
                 item = item_id(r.task_id, r.epoch, part)
                 categories[item] = part
-                value = r.score.get(f"{part}_score")
+                value = r.score.detail.get(f"{part}_score")
                 if value is None:
                     unusable.append(item)
                 else:
@@ -220,10 +221,10 @@ class LiveMCP101Protocol(PersonaProtocol):
                               "result and trajectory scores (Likert 1-5)",
                               "TASK#result and TASK#trajectory (TASK#EPOCH#... for later trials)")
 
-    def short_of_full(self, score: dict[str, Any]) -> str | None:
-        why = super().short_of_full(score)
-        if why is None and score["rule_result_score"] < 1.0:
-            why = f"rule result score {score['rule_result_score']}"
+    def short_of_full(self, rules: Score) -> str | None:
+        why = super().short_of_full(rules)
+        if why is None and rules.detail["rule_result_score"] < 1.0:
+            why = f"rule result score {rules.detail['rule_result_score']}"
         return why
 
     def summarize(self, config: RunConfig, tasks: Sequence[Task], records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -284,7 +285,7 @@ def executed_plan(trajectory: Trajectory) -> list[list[str]]:
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode scores 0."""
-    score = record.score if record.status == "ok" and record.score is not None else {}
+    score = record.score.detail if record.status == "ok" and record.score is not None else {}
     return {"task_id": task.id, "epoch": record.epoch, "difficulty": task.spec.difficulty,
             "category": task.spec.category,
             "result_score": score.get("result_score", 0.0), "acc": score.get("acc", 0.0),
@@ -296,8 +297,9 @@ def result_agreement(records: Sequence[EpisodeRecord]) -> dict[str, Any] | None:
     """Rule vs judge result scores over the episodes that have both: share equal and quadratic kappa."""
     from mcp_persona.judges.agreement import cohen_kappa, percent_agreement
 
-    pairs = [(r.score["rule_result_score"], r.score["judge_result_score"]) for r in records
-             if r.score and r.score.get("judge_result_score") is not None and "rule_result_score" in r.score]
+    details = [r.score.detail for r in records if r.score is not None]
+    pairs = [(d["rule_result_score"], d["judge_result_score"]) for d in details
+             if d.get("judge_result_score") is not None and "rule_result_score" in d]
     if not pairs:
         return None
     rules, judge = [a for a, _ in pairs], [b for _, b in pairs]

@@ -28,6 +28,7 @@ from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, s
 from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
 from mcp_persona.protocols.livemcpbench.spec import DOMAINS, LiveMCPBenchSpec
+from mcp_persona.score import Check, Score
 from mcp_persona.scoring.grounding import answer_dump
 from mcp_persona.tasks import Task
 
@@ -113,12 +114,12 @@ class LiveMCPBenchProtocol(Protocol):
                      for c in record.trajectory.tool_calls if c.is_error]
         problems += literal_problems(task, record.trajectory.tool_calls, agent.listing)
         problems += [f"gold replay fails a check: {c['summary']} ({c['why']})"
-                     for c in record.score["checks"] if not c["passed"]]
-        if record.score["answer_dump"]:
-            problems.append(f"the reference answer counts as a dump: {record.score['dump_why']}")
+                     for c in record.score.detail["checks"] if not c["passed"]]
+        if record.score.detail["answer_dump"]:
+            problems.append(f"the reference answer counts as a dump: {record.score.detail['dump_why']}")
         for name, agent in (("noop", NoopAgent()), ("answer-only", ReplayAgent(()))):
             floor = await run_episode(task, agent, protocol=self)
-            if floor.score is not None and floor.score["success"]:
+            if floor.score is not None and floor.score.value("success"):
                 problems.append(f"the {name} agent passes this task")
         return problems
 
@@ -143,7 +144,7 @@ class LiveMCPBenchProtocol(Protocol):
         return prompt + ("\n\n# Skills\n" + skills.strip() if skills else "")
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
-                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+                    reference: ReferenceExecution | None = None) -> Score:
         assert isinstance(env, LibraryEnvironment)
         # copied text is measured against the calls that may ground a value: route results (tool descriptions)
         # and compute tools are left out, as they are from the evidence
@@ -152,15 +153,26 @@ class LiveMCPBenchProtocol(Protocol):
         passed = sum(c["passed"] for c in checks)
         dump = answer_dump(trajectory.final_answer, task.reference_answer, seen)
         rules_ok = bool(checks) and passed == len(checks) and dump is None
-        return {"acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
-                "judge_success": None, "domain": task.spec.category, "checks": checks,
-                "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
-                "dump_why": dump, **efficiency(trajectory)}
+        return self.scored(task, {
+            "acc": passed / len(checks) if checks else 0.0, "success": rules_ok, "rule_success": rules_ok,
+            "judge_success": None, "domain": task.spec.category, "checks": checks,
+            "ungrounded": [v for c in checks for v in c.get("ungrounded", [])], "answer_dump": dump is not None,
+            "dump_why": dump, **efficiency(trajectory)})
+
+    def checks(self, task: Task, detail: Mapping[str, Any]) -> list[Check]:
+        """Each rule check (an answer value, a file, a record left on a server), then the key-point judge's
+        verdict when one was asked."""
+        out = [Check(name=f"{c['kind']}: {c['summary']}", score=float(bool(c["passed"])), why=c.get("why") or "")
+               for c in detail.get("checks") or []]
+        if detail.get("judge_status") is not None:
+            out.append(Check(name="key-point judge", score=None if detail["judge_status"] != "ok"
+                             else float(bool(detail.get("judge_success"))), why=str(detail["judge_status"])))
+        return out
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
         if judging is None or record.score is None:
             return record
-        record = record.model_copy(update={"score": dict(record.score)})  # the rules' score stays as it was
+        score = dict(record.score.detail)  # the rules' score stays as it was
         from mcp_persona.livemcptool import catalogue
         from mcp_persona.protocols.livemcpbench.keypoint import KeyPointJudge
 
@@ -172,16 +184,16 @@ class LiveMCPBenchProtocol(Protocol):
                         if c.server in entries and (t := entries[c.server].tool(c.tool)) is not None}
         verdict = await judging.judge(KeyPointJudge).judge(task, trajectory,
                                                                         tool_descriptions=descriptions)
-        record.verdicts = [verdict.model_dump(mode="json")]
         judged = verdict.status == "ok" and verdict.score == 1.0
-        record.score["judge_success"] = judged
-        record.score["judge_status"] = verdict.status
+        score["judge_success"] = judged
+        score["judge_status"] = verdict.status
         mode = (record.pool or {}).get("success", "judge")
-        record.score["success_rule"] = mode
-        rules = bool(record.score["rule_success"])
+        score["success_rule"] = mode
+        rules = bool(score["rule_success"])
         # the paper's LiveMCPEval decides alone; "both" also asks the rules; "rules" keeps the judge as a record
-        record.score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
-        return record
+        score["success"] = {"judge": judged, "rules": rules, "both": rules and judged}[mode]
+        return record.model_copy(update={"score": self.scored(task, score),
+                                         "verdicts": [verdict.model_dump(mode="json")]})
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Task by task, as the paper validates LiveMCPEval: success or failure, by domain."""
@@ -190,12 +202,13 @@ class LiveMCPBenchProtocol(Protocol):
         for r in records:
             if r.status == "ok" and r.score is not None:
                 item = item_id(r.task_id, r.epoch)
-                scores[item] = "success" if r.score["success"] else "failure"
+                scores[item] = "success" if r.score.value("success") else "failure"
                 categories[item] = r.category
         return AgreementItems(scores, categories, [], ("failure", "success"), "task success",
                               "TASK (TASK#EPOCH for later trials)")
 
-    def short_of_full(self, score: dict[str, Any]) -> str | None:
+    def short_of_full(self, rules: Score) -> str | None:
+        score = rules.detail
         if score["rule_success"]:
             return None
         why = [f"{c['summary']}: {c['why']}" for c in score["checks"] if not c["passed"]]
@@ -239,7 +252,7 @@ class LiveMCPBenchProtocol(Protocol):
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is a failure with the efficiency of whatever it did."""
-    score = record.score if record.status == "ok" and record.score is not None else None
+    score = record.score.detail if record.status == "ok" and record.score is not None else None
     eff = efficiency(record.trajectory)
     return {"task_id": task.id, "epoch": record.epoch, "domain": task.spec.category,
             "success": bool(score and score["success"]), "rule_success": bool(score and score["rule_success"]),

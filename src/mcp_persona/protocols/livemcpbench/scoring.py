@@ -256,8 +256,7 @@ def error_kind(task: Task, record: EpisodeRecord) -> str | None:
     * ``tool``: every needed tool was found, but one never ran successfully (a wrong call, refused arguments);
     * ``query``: every needed tool ran, yet the result is wrong: the request was misread.
     """
-    score = record.score or {}
-    if record.status == "ok" and score.get("success"):
+    if record.status == "ok" and record.score is not None and record.score.value("success"):
         return None
     trajectory = record.trajectory
     if record.status != "ok" or trajectory.stop_reason != "answered":

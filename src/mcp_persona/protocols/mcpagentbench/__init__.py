@@ -21,6 +21,7 @@ from mcp_persona.protocols.mcpagentbench.candidates import SIZES, candidate_list
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.paper import PAPER_TABLES
 from mcp_persona.protocols.mcpagentbench.spec import MCPAgentBenchSpec
+from mcp_persona.score import Check, Score
 from mcp_persona.tasks import Task
 
 if TYPE_CHECKING:
@@ -113,12 +114,29 @@ class MCPAgentBenchProtocol(Protocol):
         return task.instruction
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
-                    reference: ReferenceExecution | None = None) -> dict[str, Any]:
+                    reference: ReferenceExecution | None = None) -> Score:
         from mcp_persona.protocols.mcpagentbench.outcome import score_outcome
 
-        return scoring.score_episode(task, trajectory) | await score_outcome(self, task, trajectory.tool_calls, env)
+        detail = scoring.score_episode(task, trajectory) | await score_outcome(self, task, trajectory.tool_calls, env)
+        return self.scored(task, detail)
 
-    def short_of_full(self, score: dict[str, Any]) -> str | None:
+    def checks(self, task: Task, detail: Mapping[str, Any]) -> list[Check]:
+        """Finished (every gold call made), efficient (no call more), and finished as the outcome rule sees it."""
+        def listed(calls: list[Any]) -> str:
+            return ", ".join(map(str, calls))
+
+        return [
+            Check(name="every gold call made (arguments rule)", score=float(bool(detail.get("finished"))),
+                  why=f"not made: {listed(detail['missing'])}" if detail.get("missing") else "all made"),
+            Check(name="no call beyond the gold chain", score=float(bool(detail.get("efficient"))),
+                  why=f"extra: {listed(detail['extra'])}" if detail.get("extra") else "none extra"),
+            Check(name="every gold call made (outcome rule)", score=float(bool(detail.get("outcome_finished"))),
+                  why=f"not made: {listed(detail['outcome_missing'])}" if detail.get("outcome_missing")
+                  else "all made"),
+        ]
+
+    def short_of_full(self, rules: Score) -> str | None:
+        score = rules.detail
         if score["finished"] and score["efficient"]:
             return None
         return f"finished {score['finished']}, efficient {score['efficient']}: missing {score['missing']}, " \
@@ -169,7 +187,7 @@ class MCPAgentBenchProtocol(Protocol):
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
     """An errored episode is neither finished nor efficient."""
     ok = record.status == "ok" and record.score is not None
-    score = record.score if ok and record.score is not None else {}
+    score = record.score.detail if ok and record.score is not None else {}
     return {"task_id": task.id, "epoch": record.epoch, "acc": 1.0 if score.get("finished") else 0.0,
             "type": task.spec.type, "domain": task.spec.domain,
             "weight": len(task.gold_calls), "finished": bool(score.get("finished")),

@@ -27,8 +27,9 @@ async def check_task(task: Task, protocol: MCPAgentBenchProtocol) -> list[str]:
     calls = record.trajectory.tool_calls
     problems += [f"gold call {e.tool} returned an error: {e.result[:160]}" for e in calls if e.is_error]
     problems += literal_problems(task, calls, agent.listing, every_value=True)
-    if not (record.score["finished"] and record.score["efficient"]):
-        problems.append(f"the gold replay does not score as efficiently finished: {record.score['missing']} "
-                        f"{record.score['extra']}")
+    score = record.score.detail
+    if not (score["finished"] and score["efficient"]):
+        problems.append(f"the gold replay does not score as efficiently finished: {score['missing']} "
+                        f"{score['extra']}")
     problems += [f"simulator crash: {e}" for e in record.internal_errors]
     return problems

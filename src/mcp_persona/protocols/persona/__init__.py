@@ -31,6 +31,7 @@ from mcp_persona.protocols.persona.paper import PAPER_TABLES
 from mcp_persona.protocols.persona.prompts import system_prompt, user_prompt
 from mcp_persona.protocols.persona.spec import PersonaSpec
 from mcp_persona.protocols.persona.subsets import by_subset, subset_figures
+from mcp_persona.score import Check, Score
 from mcp_persona.scoring import EpisodeScore, by_category, score_episode, suite_metrics
 from mcp_persona.scoring.metrics import SR_THRESHOLD, trial_metrics
 from mcp_persona.scoring.strict import Signature, change_signatures, compare_end_states, strict_pass
@@ -98,8 +99,14 @@ class PersonaProtocol(Protocol):
         return task.model_copy(update={"spec": spec})
 
     async def score(self, task: Task, trajectory: Trajectory, env: Environment,
+                    reference: ReferenceExecution | None = None) -> Score:
+        return self.scored(task, await self.rules(task, trajectory, env, reference))
+
+    async def rules(self, task: Task, trajectory: Trajectory, env: Environment,
                     reference: ReferenceExecution | None = None) -> dict[str, Any]:
-        """The strict pass compares end states with the reference's: the concurrent reference run's when there
+        """The rules' record of the episode: checkpoint scores, collateral, grounding, the end state.
+
+        The strict pass compares end states with the reference's: the concurrent reference run's when there
         is one and it succeeded, else the memoised gold replay's (``end_state.source`` says which)."""
         score = score_episode(task, trajectory, env.initial, env.final_states()).to_dict()
         agent_changes = change_signatures(env.initial, env.final_states())
@@ -116,9 +123,16 @@ class PersonaProtocol(Protocol):
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
-        judged = record.model_copy(update={"score": dict(record.score) if record.score is not None else None})
-        await judge_episode(task, judged, judging)
-        return judged
+        if record.score is None:
+            return record
+        return await judge_episode(self, task, record, judging)
+
+    def checks(self, task: Task, detail: Mapping[str, Any]) -> list[Check]:
+        """Each checkpoint, with what it asks, its score and the reason."""
+        cps = task.spec.checkpoints
+        return [Check(name=f"checkpoint {c['index']} [{c['type']}]"
+                      + (f": {cps[c['index']].summary}" if c["index"] < len(cps) else ""),
+                      score=c["score"], why=c.get("reason") or "") for c in detail.get("checkpoints") or []]
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
         """Checkpoint by checkpoint (the paper's Table 7): the score, rules' or judge's, in {0, 0.5, 1}."""
@@ -128,7 +142,7 @@ class PersonaProtocol(Protocol):
         for r in records:
             if r.status != "ok" or r.score is None:
                 continue
-            for cp in r.score["checkpoints"]:
+            for cp in r.score.detail["checkpoints"]:
                 item = item_id(r.task_id, r.epoch, cp["index"])
                 categories[item] = r.category
                 if cp["score"] is None:
@@ -138,8 +152,9 @@ class PersonaProtocol(Protocol):
         return AgreementItems(scores, categories, unusable, ("0", "0.5", "1"), "checkpoint scores",
                               "TASK#CHECKPOINT_INDEX (TASK#EPOCH#INDEX for later trials)")
 
-    def short_of_full(self, score: dict[str, Any]) -> str | None:
+    def short_of_full(self, rules: Score) -> str | None:
         """Short of the strict pass the rules can tell (a checkpoint left to a judge does not count)."""
+        score = rules.detail
         if strict_pass(score, undecided_passes=True):
             return None
         why = [f"checkpoint {c['index']} scores {c['score']}: {c['reason']}" for c in score["checkpoints"]
@@ -159,7 +174,7 @@ class PersonaProtocol(Protocol):
         scores = [episode_score(r, by_id[r.task_id]) for r in records]
         n = len(records) or 1
         metrics = suite_metrics(scores) | usage_metrics(records) | {
-            "collateral_rate": sum(1 for r in records if r.score and r.score["collateral"]) / n,
+            "collateral_rate": sum(1 for r in records if r.score and r.score.detail["collateral"]) / n,
             "n_undecided_checkpoints": sum(undecided(r) for r in records)}
         rows = [{"task_id": s.task_id, "epoch": r.epoch, "category": s.category, "acc": s.acc,
                  "exec_acc": s.exec_acc, "strict": s.strict, "undecided": undecided(r), "status": r.status,
@@ -235,34 +250,40 @@ async def gold_changes(task: Task, tools: ToolPool = "selected") -> Counter[Sign
     return _GOLD_CHANGES[key]
 
 
-async def judge_episode(task: Task, record: EpisodeRecord, judging: Judging | None) -> None:
-    """Merge judge verdicts into the record's score (rules first), decide the strict pass, and diagnose a
-    failed episode."""
+async def judge_episode(protocol: Protocol, task: Task, record: EpisodeRecord, judging: Judging | None
+                        ) -> EpisodeRecord:
+    """The record with judge verdicts merged into a new score (rules first), the strict pass decided, and a
+    failed episode diagnosed (``record`` is left as the rules scored it)."""
     assert record.score is not None
+    detail, verdicts_kept, failure = dict(record.score.detail), record.verdicts, record.failure
     if judging is not None:
-        wanted = None if judging.policy == "replace" else undecided_checkpoints(record.score)
+        wanted = None if judging.policy == "replace" else undecided_checkpoints(detail)
         verdicts = {} if wanted == [] else await judging.judge(CheckpointJudge).judge_task(
             task, record.trajectory, state_changes=record.diff, indexes=wanted)
-        record.score = combine_scores(record.score, verdicts, policy=judging.policy)
-        record.verdicts = [v.model_dump(mode="json") for v in verdicts.values()]
-    record.score["strict"] = strict_pass(record.score)
-    if is_failed(record.score):
+        detail = combine_scores(detail, verdicts, policy=judging.policy)
+        verdicts_kept = [v.model_dump(mode="json") for v in verdicts.values()]
+    detail["strict"] = strict_pass(detail)
+    if is_failed(detail):
         judge = judging.judge(FailureJudge) if judging is not None else None
-        record.failure = (await diagnose(task, record.trajectory, record.score, judge=judge)).to_dict()
+        failure = (await diagnose(task, record.trajectory, detail, judge=judge)).to_dict()
+    return record.model_copy(update={"score": protocol.scored(task, detail), "verdicts": verdicts_kept,
+                                     "failure": failure})
 
 
 def episode_score(record: EpisodeRecord, task: Task) -> EpisodeScore:
     """An errored episode scores 0 (its operate checkpoints too): errors are failures, not gaps."""
     if record.status == "ok" and record.score is not None:
-        return EpisodeScore(task.id, task.spec.category, record.score["acc"], record.score["exec_acc"],
-                            bool(record.score.get("strict")))
+        values = record.score.values
+        return EpisodeScore(task.id, task.spec.category, values["acc"], values["exec_acc"],  # type: ignore[arg-type]
+                            bool(values.get("strict")))
     has_ops = any(isinstance(c, OperateCheckpoint) for c in task.spec.checkpoints)
     return EpisodeScore(task.id, task.spec.category, 0.0, 0.0 if has_ops else None)
 
 
 def undecided(record: EpisodeRecord) -> int:
     """Checkpoints the rules could not decide and no judge decided (they never count as passed)."""
-    return sum(1 for c in (record.score or {}).get("checkpoints", []) if c["score"] is None)
+    detail = record.score.detail if record.score is not None else {}
+    return sum(1 for c in detail.get("checkpoints", []) if c["score"] is None)
 
 
 def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
@@ -288,14 +309,14 @@ def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> d
     """LiveMCP-101's failure modes over the failed episodes (stored diagnoses; rules for older records)."""
     found = []
     for r in records:
-        if r.status != "ok" or not is_failed(r.score):
+        if r.status != "ok" or r.score is None or not is_failed(r.score.detail):
             continue
         if r.failure is not None:
             found.append(FailureClassification(r.failure.get("mode"), r.failure.get("source", "rules"),
                                                r.failure.get("evidence") or []))
         else:
             assert r.score is not None
-            found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score))
+            found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score.detail))
     return count_failure_modes(found)
 
 
@@ -352,7 +373,7 @@ def failure_archetypes(records: Sequence[EpisodeRecord], tasks: dict[str, Task])
     """How many failed episodes (not a strict pass) show each archetype of :func:`archetypes_of`."""
     counts = dict.fromkeys(ARCHETYPES, 0)
     for r in records:
-        if r.status == "ok" and r.score is not None and not r.score.get("strict"):
+        if r.status == "ok" and r.score is not None and not r.score.values.get("strict"):
             for kind in archetypes_of(tasks[r.task_id], r):
                 counts[kind] += 1
     return counts

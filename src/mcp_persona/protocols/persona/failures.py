@@ -339,7 +339,7 @@ async def classify_run(
     for r in records:
         if r.status != "ok" or r.score is None:
             out.errored += 1
-        elif not is_failed(r.score, threshold=threshold):
+        elif not is_failed(r.score.detail, threshold=threshold):
             out.passed += 1
         elif r.task_id in tasks:
             todo.append(r)
@@ -349,7 +349,8 @@ async def classify_run(
     async def one(r: EpisodeRecord) -> None:
         async with limiter:
             assert r.score is not None
-            found[f"{r.task_id}#{r.epoch}"] = await diagnose(tasks[r.task_id], r.trajectory, r.score, judge=judge)
+            found[f"{r.task_id}#{r.epoch}"] = await diagnose(tasks[r.task_id], r.trajectory, r.score.detail,
+                                                             judge=judge)
 
     async with anyio.create_task_group() as tg:
         for r in todo:

@@ -67,7 +67,7 @@ def subset_figures(episodes: Sequence[tuple[Task, EpisodeRecord, float]]) -> dic
     checkpoints = compared = misaligned = 0
     for task, record, _ in episodes:
         checkpoints += len(task.spec.checkpoints)
-        scored = (record.score or {}).get("checkpoints", []) if record.status == "ok" else []
+        scored = record.score.detail.get("checkpoints", []) if record.status == "ok" and record.score else []
         for cp in scored:
             rule, judge = cp.get("rule_score"), cp.get("judge_score")
             if rule is not None and judge is not None:

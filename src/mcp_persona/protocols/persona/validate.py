@@ -85,10 +85,10 @@ async def check_task(task: Task, protocol: Protocol | None = None) -> list[str]:
             if missing:
                 problems.append(f"checkpoint {i}: GT {missing} not in any gold tool output")
     assert record.score is not None
-    for c in record.score["checkpoints"]:
+    for c in record.score.detail["checkpoints"]:
         if c["score"] is not None and c["score"] < 1.0:
             problems.append(f"checkpoint {c['index']} ({c['type']}) scores {c['score']} on replay: {c['reason']}")
-    for c in record.score["collateral"]:
+    for c in record.score.detail["collateral"]:
         problems.append(f"gold replay causes collateral damage: {c}")
     if record.internal_errors:
         problems.extend(f"simulator crash: {e}" for e in record.internal_errors)
