@@ -2,12 +2,15 @@
 
 Each task template runs its plan against the real simulated servers (under the task's clock) while it
 is being written, so every id and number in the plan, the reference answer and the checkpoints comes
-from an actual tool output. The JSON files it writes are the source of truth; run
-``mcp-persona validate --suite livemcp101`` after regenerating.
+from an actual tool output. The templates are the source of the task files: change a template and
+regenerate, never edit a task file by hand (a test rebuilds the suite and compares). Run
+``python livemcp101_tasks.py [OUT]`` (default: the bundled suite's folder), then
+``mcp-persona validate --suite livemcp101``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import shutil
@@ -25,6 +28,11 @@ from mcp_persona.clock import TaskClock
 OUT = Path(__file__).resolve().parents[1] / "src" / "mcp_persona" / "data" / "tasks" / "livemcp101"
 WS = "/home/user/workspace"
 CONTEXT = {"filesystem": "default"}
+SUITE = {
+    "protocol": "livemcp101",
+    "description": "LiveMCP-101: long multi-server tasks with validated execution plans, a 15-server pool per task, "
+    "result and trajectory scores",
+}
 
 
 class Plan:
@@ -74,14 +82,27 @@ def sole(scores: dict[str, Any], pick: Any = max) -> str:
     return winners[0]
 
 
-def found(summary: str, *values: Any, server: str | None = None) -> dict[str, Any]:
+def found(
+    summary: str,
+    *values: Any,
+    server: str | None = None,
+    derived: dict[Any, str] | None = None,
+    alternatives: dict[Any, list[Any]] | None = None,
+) -> dict[str, Any]:
+    """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
+    showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
+    ``alternatives`` the other values the data or the wording makes right. Keys are GT values, as ``values``."""
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
     if server:
         cp["server"] = server
+    if derived:
+        cp["derived"] = {str(v): expression for v, expression in derived.items()}
+    if alternatives and any(alternatives.values()):
+        cp["alternatives"] = {str(v): [str(a) for a in alts] for v, alts in alternatives.items() if alts}
     return cp
 
 
-def file_has(path: str, needle: str, what: str) -> dict[str, Any]:
+def _file_check(path: str, content: dict[str, Any], what: str) -> dict[str, Any]:
     return {
         "type": "operate",
         "summary": f"Write {path} with {what}",
@@ -89,8 +110,19 @@ def file_has(path: str, needle: str, what: str) -> dict[str, Any]:
         "tool": "write_file",
         "operate_type": "create",
         "entity": "node",
-        "expect": {"path": path, "content": {"$contains": needle}},
+        "expect": {"path": path, "content": content},
     }
+
+
+def file_has(path: str, needle: str, what: str) -> dict[str, Any]:
+    return _file_check(path, {"$contains": needle}, what)
+
+
+def file_line(path: str, facts: list[Any], what: str) -> dict[str, Any]:
+    """Some line of the file holds every fact, in any order and wording (``Tokyo`` and ``00:00`` whether the
+    line reads ``Asia/Tokyo: 00:00`` or ``Tokyo - 00:00``); a fact may be ``{"$in": [...]}``, words that say
+    the same thing."""
+    return _file_check(path, {"$line": facts}, what)
 
 
 def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_data_to_excel") -> dict[str, Any]:
@@ -193,20 +225,33 @@ async def build(tid: str, category: str, difficulty: str, now: str, tz: str, fn:
     }
 
 
-async def main() -> None:
+def clear(out: Path) -> None:
+    """An empty ``out`` to write into: a task whose template was renamed or dropped must not linger. Only an
+    empty folder or one this script wrote (its ``suite.json`` names the protocol) is cleared, never another."""
+    if out.exists() and any(out.iterdir()):
+        suite = out / "suite.json"
+        protocol = json.loads(suite.read_text(encoding="utf-8")).get("protocol") if suite.is_file() else None
+        if protocol != SUITE["protocol"]:
+            raise SystemExit(f"{out} is not empty and holds no {SUITE['protocol']} suite: not clearing it")
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+
+async def main(out: Path = OUT) -> None:
     import livemcp101_templates  # noqa: F401  (registers the templates on the imported copy of this module)
     from livemcp101_tasks import TASKS as registered
 
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    clear(out)
+    (out / "suite.json").write_text(json.dumps(SUITE, indent=2) + "\n", encoding="utf-8")
     counts: dict[str, int] = {}
     for entry in registered:
         t = await build(*entry)
-        (OUT / f"{t['id']}.json").write_text(json.dumps(t, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        (out / f"{t['id']}.json").write_text(json.dumps(t, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         counts[t["spec"]["difficulty"]] = counts.get(t["spec"]["difficulty"], 0) + 1
     print(len(registered), counts)
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description="Write the livemcp101 suite's task files.")
+    parser.add_argument("out", nargs="?", type=Path, default=OUT, help="folder to write (default: the bundled suite)")
+    asyncio.run(main(parser.parse_args().out))

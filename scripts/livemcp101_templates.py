@@ -9,6 +9,7 @@ from livemcp101_tasks import (
     Plan,
     cut,
     file_has,
+    file_line,
     found,
     sheet_cells,
     sole,
@@ -23,6 +24,15 @@ CITY_ZONES = {
     "Seoul": "Asia/Seoul",
     "Hong Kong": "Asia/Hong_Kong",
 }
+
+
+def as_precise(x: float, like: float) -> float | int:
+    """``x`` rounded to as many decimals as the tool stated ``like``: an alternative as precise as the GT value
+    it stands in for."""
+    text = str(like)
+    places = len(text.split(".")[1]) if "." in text else 0
+    return round(x, places) if places else round(x)
+
 
 # ================================================================ easy ======================================
 
@@ -150,7 +160,7 @@ def _fact_in_units(title: str, key: str, what: str, src: str, dst: str, question
         shown = cut(conv["result"], 0)
         return {
             "instruction": question,
-            "checkpoints": [found(f"{title}: {key}", value), found(f"the value in {dst}", shown)],
+            "checkpoints": [found(f"{title}: {key}", value), found(f"the value in {dst}", conv["result"])],
             "answer": f"According to Wikipedia, the {what} of {title} is {value:,} {src}. That is about "
             f"{conv['result']} {dst}.",
             "key_points": [f"{value} {src}", f"{shown} {dst}"],
@@ -200,7 +210,10 @@ def _pace(distance_km: float, pace_min: float, label: str, tid: str) -> None:
         return {
             "instruction": f"I'm running a {label} ({distance_km} km) at a steady {pace_min} minutes per km. How "
             "many minutes will it take in total, and how far is that in miles?",
-            "checkpoints": [found("total minutes", minutes), found("distance in miles", mi)],
+            "checkpoints": [
+                found("total minutes", minutes, derived={minutes: expr}),
+                found("distance in miles", miles["result"]),
+            ],
             "answer": f"At {pace_min} min/km, {distance_km} km takes {minutes} minutes (about {int(h)} h "
             f"{round(m)} min). The distance is {miles['result']} miles.",
             "key_points": [f"{minutes} minutes", f"{mi} miles"],
@@ -244,11 +257,12 @@ def _q1_total(column: str, col: str, tid: str) -> None:
     async def t(p: Plan) -> dict[str, Any]:
         rows = await p.step(("excel", "read_data_from_excel", {"filepath": Q1, "sheet_name": "Summary"}))
         values = [r[col] for r in rows["rows"][1:]]
-        calc = await p.step(("wolfram_alpha", "calculate", {"expression": " + ".join(str(v) for v in values)}))
+        expr = " + ".join(str(v) for v in values)
+        calc = await p.step(("wolfram_alpha", "calculate", {"expression": expr}))
         return {
             "instruction": f"In my workbook {Q1}, what did we spend on {column.lower()} in Q1 in total? Just "
             "read the Summary sheet, don't change anything.",
-            "checkpoints": [found(f"Q1 {column.lower()} total", calc["result"])],
+            "checkpoints": [found(f"Q1 {column.lower()} total", calc["result"], derived={calc["result"]: expr})],
             "answer": f"Q1 {column.lower()} spend was {calc['result']} in total (January {values[0]}, February "
             f"{values[1]}, March {values[2]}).",
             "key_points": [f"total {calc['result']}"],
@@ -403,7 +417,7 @@ def _day_plan(
                 found("the chosen sight", sight["name"]),
                 found("the chosen food place", food["name"]),
                 file_has(path, sight["name"], "the sight"),
-                file_has(path, ds["opening_hours"]["daily"], "the sight's opening hours"),
+                file_line(path, ds["opening_hours"]["daily"].split("-"), "the sight's opening hours"),
             ],
             "answer": f"Plan saved to {path}: {sight['name']} (rating {sight['rating']}, open "
             f"{ds['opening_hours']['daily']}, ~{t1} min by transit) and {food['name']} (rating "
@@ -424,11 +438,18 @@ _day_plan(
 )
 
 
-def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
+def _portfolio(holdings: dict[str, int], cur: str, tid: str, previous_too: bool = False) -> None:
+    """``previous_too``: "the last closing prices" may also be read as the quote's ``previousClose``; that
+    portfolio value (and its conversion at the same rate) is accepted too."""
+
     @task(tid, "finance_markets", "medium")
     async def t(p: Plan) -> dict[str, Any]:
         infos = await p.step(*[("yahoo_finance", "get_stock_info", {"ticker": k}) for k in holdings])
-        expr = " + ".join(f"{n} * {i['currentPrice']}" for n, i in zip(holdings.values(), infos, strict=True))
+
+        def worth(price: str) -> str:
+            return " + ".join(f"{n} * {i[price]}" for n, i in zip(holdings.values(), infos, strict=True))
+
+        expr = worth("currentPrice")
         total = await p.step(("wolfram_alpha", "calculate", {"expression": expr}))
         conv = await p.step(
             (
@@ -437,14 +458,21 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
                 {"amount": total["result"], "from_currency": "USD", "to_currency": cur},
             )
         )
+        derived, usd_alt, cur_alt = {total["result"]: expr}, {}, {}
+        if previous_too:
+            before = sum(n * i["previousClose"] for n, i in zip(holdings.values(), infos, strict=True))
+            other = as_precise(before, total["result"])
+            derived[other] = worth("previousClose")
+            usd_alt = {total["result"]: [other]}
+            cur_alt = {conv["result"]: [as_precise(before * conv["rate"], conv["result"])]}
         parts = ", ".join(f"{n} {k} at ${i['currentPrice']}" for (k, n), i in zip(holdings.items(), infos, strict=True))
         held = ", ".join(f"{n} {k}" for k, n in holdings.items())
         return {
             "instruction": f"I hold {held}. What is my portfolio worth at the last closing prices, in US dollars "
             f"and in {cur} at today's exchange rate?",
             "checkpoints": [
-                found("portfolio value in USD", cut(total["result"], 0)),
-                found(f"portfolio value in {cur}", cut(conv["result"], 0)),
+                found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt),
+                found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt),
             ],
             "answer": f"At the last close ({infos[0]['asOf']}): {parts}. Total ${total['result']:,} = "
             f"{conv['result']:,} {cur} at {conv['rate']} {cur}/USD.",
@@ -454,7 +482,7 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
 
 _portfolio({"AAPL": 40, "MSFT": 15, "NVDA": 25}, "EUR", "finance_medium_01")
 _portfolio({"GOOGL": 30, "AMZN": 20, "META": 8}, "GBP", "finance_medium_02")
-_portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03")
+_portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03", previous_too=True)
 
 
 def _director_pair(name: str, tid: str) -> None:
@@ -470,13 +498,14 @@ def _director_pair(name: str, tid: str) -> None:
                 {"expression": f"({d1['revenue']} - {d1['budget']}) - ({d2['revenue']} - {d2['budget']})"},
             )
         )
-        better = d1 if calc["result"] > 0 else d2
+        better, other = (d1, d2) if calc["result"] > 0 else (d2, d1)
+        gap = f"({better['revenue']} - {better['budget']}) - ({other['revenue']} - {other['budget']})"
         return {
             "instruction": f"{name} has two films on TMDB. Which one made more profit (revenue minus budget), "
             "and by how much?",
             "checkpoints": [
                 found("the two films", d1["title"], d2["title"]),
-                found("the profit difference", abs(calc["result"])),
+                found("the profit difference", abs(calc["result"]), derived={abs(calc["result"]): gap}),
             ],
             "answer": f"{d1['title']}: revenue ${d1['revenue']:,}, budget ${d1['budget']:,}; {d2['title']}: revenue "
             f"${d2['revenue']:,}, budget ${d2['budget']:,}. {better['title']} made "
@@ -604,7 +633,7 @@ def _prices_to_book(ticker: str, tid: str) -> None:
             f"{book} (Date and Close columns, first sheet) and add the average close under the "
             "prices with a formula. What's the average?",
             "checkpoints": [
-                found("the average close", cut(avg["value"], 1)),
+                found("the average close", avg["value"]),
                 sheet_cells(
                     book,
                     "Sheet1",
@@ -665,9 +694,8 @@ _topic_digest("Polars", "dataframe", "news_medium_02")
 def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid: str) -> None:
     @task(tid, "mathematics", "medium")
     async def t(p: Plan) -> dict[str, Any]:
-        final = await p.step(
-            ("wolfram_alpha", "calculate", {"expression": f"{principal} * (1 + {rate} / 100 / 12) ^ ({years} * 12)"})
-        )
+        grown = f"{principal} * (1 + {rate} / 100 / 12) ^ ({years} * 12)"
+        final = await p.step(("wolfram_alpha", "calculate", {"expression": grown}))
         code = (
             f"import math\nr = {rate} / 100 / 12\nmonths = math.ceil(math.log(2) / math.log(1 + r))\n"
             "print('months to double:', months)\nprint('years to double:', round(months / 12, 1))\n"
@@ -686,9 +714,9 @@ def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid
             f"years, what will I have? How long until the money doubles at that rate, and what is "
             f"the final amount worth in {target} today?",
             "checkpoints": [
-                found("the final amount", cut(final["result"], 0)),
+                found("the final amount", final["result"], derived={final["result"]: grown}),
                 found("months to double", months),
-                found(f"the final amount in {target}", cut(conv["result"], 0)),
+                found(f"the final amount in {target}", conv["result"]),
             ],
             "answer": f"After {years} years: {final['result']} {cur}. It doubles after {months} months "
             f"(about {dbl['stdout'].splitlines()[1].split(': ')[1]} years). In {target} at today's rate "
@@ -702,7 +730,11 @@ _savings(50000, "EUR", 2.75, 10, "CHF", "math_medium_02")
 _savings(8000, "GBP", 4.1, 3, "AUD", "math_medium_03")
 
 
-def _trip_cost(orig: str, dest: str, city: str, day: str, back: str, adults: int, cur: str, tid: str) -> None:
+def _trip_cost(
+    orig: str, dest: str, city: str, day: str, back: str, adults: int, cur: str, tid: str, ties_too: bool = False
+) -> None:
+    """``ties_too``: a flight as cheap as the first offer is accepted in its place."""
+
     @task(tid, "travel_lifestyle", "medium")
     async def t(p: Plan) -> dict[str, Any]:
         fl, stay = await p.step(
@@ -714,9 +746,11 @@ def _trip_cost(orig: str, dest: str, city: str, day: str, back: str, adults: int
             ("airbnb", "airbnb_search", {"location": city, "checkin": day, "checkout": back, "adults": adults}),
         )
         f, s = fl["offers"][0], stay["searchResults"][0]
-        total = await p.step(
-            ("wolfram_alpha", "calculate", {"expression": f"{f['total_price_usd']} + {s['price']['total']}"})
-        )
+        tied = [
+            o["flight_number"] for o in fl["offers"][1:] if ties_too and o["total_price_usd"] == f["total_price_usd"]
+        ]
+        both = f"{f['total_price_usd']} + {s['price']['total']}"
+        total = await p.step(("wolfram_alpha", "calculate", {"expression": both}))
         conv = await p.step(
             (
                 "exchange_rate",
@@ -729,10 +763,10 @@ def _trip_cost(orig: str, dest: str, city: str, day: str, back: str, adults: int
             f"{back}. Take the cheapest one-way flight and the cheapest Airbnb that fits us: what "
             f"do they cost together, in USD and in {cur}?",
             "checkpoints": [
-                found("the cheapest flight", f["flight_number"]),
+                found("the cheapest flight", f["flight_number"], alternatives={f["flight_number"]: tied}),
                 found("the cheapest stay", s["name"]),
-                found("the combined cost in USD", total["result"]),
-                found(f"the combined cost in {cur}", cut(conv["result"], 0)),
+                found("the combined cost in USD", total["result"], derived={total["result"]: both}),
+                found(f"the combined cost in {cur}", conv["result"]),
             ],
             "answer": f"Flight {f['flight_number']} ({f['airline']}, departs {f['departure']}): "
             f'${f["total_price_usd"]} for {adults}. Stay: "{s["name"]}" ${s["price"]["total"]} '
@@ -743,7 +777,7 @@ def _trip_cost(orig: str, dest: str, city: str, day: str, back: str, adults: int
 
 _trip_cost("PVG", "NRT", "Tokyo", "2026-03-27", "2026-03-30", 2, "CNY", "travel_medium_04")
 _trip_cost("SIN", "HKG", "Hong Kong", "2026-04-03", "2026-04-06", 2, "SGD", "travel_medium_05")
-_trip_cost("LHR", "ICN", "Seoul", "2026-04-10", "2026-04-14", 1, "GBP", "travel_medium_06")
+_trip_cost("LHR", "ICN", "Seoul", "2026-04-10", "2026-04-14", 1, "GBP", "travel_medium_06", ties_too=True)
 
 
 def _channel_duel(topic: str, tid: str) -> None:
@@ -804,7 +838,11 @@ def _meeting(organiser_tz: str, at: str, zones: list[str], tid: str, tz: str) ->
             f"colleagues in {', '.join(zones)}? Put the list in {path}.",
             "checkpoints": [
                 found("the converted times", *[c["target"]["datetime"][11:16] for c in convs]),
-                file_has(path, lines[0], "the first colleague's time"),
+                file_line(
+                    path,
+                    [zones[0].split("/")[-1], convs[0]["target"]["datetime"][11:16]],
+                    "the first colleague's time",
+                ),
             ],
             "answer": f"Today ({now['datetime'][:10]}) {at} in {organiser_tz} is: "
             + "; ".join(lines)
@@ -902,8 +940,8 @@ def _full_trip(
             "checkpoints": [
                 found("the cheapest flight", f["flight_number"]),
                 found("the cheapest stay", sd["name"]),
-                found("the total in USD", cut(total, 0)),
-                found(f"the total in {home}", cut(conv["result"], 0)),
+                found("the total in USD", total),
+                found(f"the total in {home}", conv["result"]),
                 sheet_cells(
                     book,
                     "Sheet1",
@@ -984,7 +1022,7 @@ def _week_report(tickers: list[str], tid: str) -> None:
             "analysts rate the best performer a buy or strong buy.",
             "checkpoints": [
                 found("each change", *[str(chg[k]) for k in tickers]),
-                found("buy ratings of the best performer", buys),
+                found("buy ratings of the best performer", buys, derived={buys: f"{rec['strongBuy']} + {rec['buy']}"}),
                 sheet_cells(
                     book,
                     "Sheet1",
@@ -1061,8 +1099,8 @@ def _repo_health(repos: list[str], tid: str) -> None:
             "open bugs, listing those bugs' titles in the body.",
             "checkpoints": [
                 found("latest releases", *[s["release"] for s in stats.values()]),
-                file_has(path, f"| {repos[0]} | {stats[repos[0]]['release']}", "the first repo's row"),
-                file_has(path, f"| {repos[-1]} | {stats[repos[-1]]['release']}", "the last repo's row"),
+                file_line(path, [repos[0], stats[repos[0]]["release"]], "the first repo's row"),
+                file_line(path, [repos[-1], stats[repos[-1]]["release"]], "the last repo's row"),
                 {
                     "type": "operate",
                     "summary": f"Open the backlog issue in {worst}",
@@ -1138,7 +1176,7 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
                 found("the first film's lead", lead),
                 found(f"the start time in {friend_city}", conv["target"]["datetime"][11:16]),
                 file_has(path, details[0]["title"], "the first film"),
-                file_has(path, ends, "the end time"),
+                file_line(path, ends.split(), "the end time"),
             ],
             "answer": "Line-up: "
             + "; ".join(f"{d['title']} ({d['runtime']} min)" for d in details)
@@ -1271,7 +1309,6 @@ def _q1_in(cur: str, tid: str) -> None:
         out = await p.step(("code_interpreter", "execute_python_code", {"code": code}))
         lines = out["stdout"].splitlines()
         conv = [float(ln.split(": ")[1]) for ln in lines[:3]]
-        total = lines[3].split(": ")[1]
         sheet = f"Q1 in {cur}"
         await p.step(("excel", "create_worksheet", {"filepath": Q1, "sheet_name": sheet}))
         rows = [
@@ -1296,7 +1333,7 @@ def _q1_in(cur: str, tid: str) -> None:
             f"Month, Total USD, rate and Total {cur} columns plus a SUM of the {cur} column in D5. "
             f"Then drop a one-paragraph memo with the figures in {path}.",
             "checkpoints": [
-                found(f"the Q1 total in {cur}", cut(float(total), 0)),
+                found(f"the Q1 total in {cur}", summed["value"]),
                 found("the monthly totals in USD", *[str(v) for v in months.values()]),
                 sheet_cells(
                     Q1,
@@ -1379,16 +1416,10 @@ _hn_digest("2026-03-12T08:00:00", 10, "news_hard_04")
 def _loans(loans: list[tuple[str, int, float, int]], cur: str, target: str, tid: str) -> None:
     @task(tid, "mathematics", "hard")
     async def t(p: Plan) -> dict[str, Any]:
-        pays = await p.step(
-            *[
-                (
-                    "wolfram_alpha",
-                    "calculate",
-                    {"expression": f"{amt} * ({rate} / 1200) / (1 - (1 + {rate} / 1200) ^ (-{yrs * 12}))"},
-                )
-                for _, amt, rate, yrs in loans
-            ]
-        )
+        annuity = {
+            n: f"{amt} * ({rate} / 1200) / (1 - (1 + {rate} / 1200) ^ (-{yrs * 12}))" for n, amt, rate, yrs in loans
+        }
+        pays = await p.step(*[("wolfram_alpha", "calculate", {"expression": e}) for e in annuity.values()])
         pay = {n: round(x["result"], 2) for (n, *_), x in zip(loans, pays, strict=True)}
         code = (
             f"loans = {[(n, a, r, y) for n, a, r, y in loans]}\npay = {pay}\nfor n, a, r, y in loans:\n"
@@ -1431,9 +1462,9 @@ def _loans(loans: list[tuple[str, int, float, int]], cur: str, target: str, tid:
             "total interest computed under the last column, and tell me what the cheapest offer "
             f"repays in total, also in {target}.",
             "checkpoints": [
-                found("each monthly payment", *[str(v) for v in pay.values()]),
+                found("each monthly payment", *pay.values(), derived={pay[n]: annuity[n] for n in pay}),
                 found("the lowest total interest", low["value"]),
-                found(f"the cheapest repayment in {target}", cut(conv["result"], 0)),
+                found(f"the cheapest repayment in {target}", conv["result"]),
                 sheet_cells(
                     book,
                     "Sheet1",
@@ -1472,6 +1503,10 @@ _loans(
     "USD",
     "math_hard_04",
 )
+
+
+# how a line may say which place was chosen
+PICK_WORDS = ["pick", "choice", "chose", "recommend", "winner", "go with", "verdict", "decision", "best option"]
 
 
 def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid: str) -> None:
@@ -1528,9 +1563,9 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
             "checkpoints": [
                 found("each city's cheapest stay", *[f"${f['stay']}" for f in facts.values()]),
                 found("the chosen listing", facts[pick]["name"]),
-                found(f"its cost in {home}", cut(conv["result"], 0)),
-                file_has(path, f"Pick: {pick}", "the pick"),
-                file_has(path, f"stay ${facts[cities[0]]['stay']}", "the first city's stay"),
+                found(f"its cost in {home}", conv["result"]),
+                file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"),
+                file_line(path, [cities[0], f"${facts[cities[0]]['stay']}"], "the first city's stay"),
             ],
             "answer": "; ".join(
                 f"{c}: rain up to {f['rain']}%, max {f['max']} °C, AQI {f['aqi']}, cheapest stay ${f['stay']}"

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 from statistics import mean
 from typing import Any
 
@@ -14,6 +17,7 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
+import mcp_persona
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli import app
 from mcp_persona.protocols import load_tasks
@@ -22,6 +26,8 @@ from mcp_persona.store import RunStore
 from mcp_persona.tasks import OperateCheckpoint, SearchCheckpoint
 
 TASKS = load_tasks("livemcp101")
+SUITE_DIR = Path(mcp_persona.__file__).parent / "data" / "tasks" / "livemcp101"
+GENERATOR = Path(__file__).resolve().parents[1] / "scripts" / "livemcp101_tasks.py"
 DOMAINS = {"travel_lifestyle", "leisure_entertainment", "finance_markets", "web_search_news", "knowledge_research",
            "software_development", "office", "mathematics"}
 
@@ -72,6 +78,33 @@ def test_tasks_json_lists_difficulty() -> None:
 def test_one_task_per_tier_replays_cleanly(task_id: str) -> None:
     task = next(t for t in TASKS if t.id == task_id)
     assert anyio.run(check_task, task) == []
+
+
+
+def _generate(out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(GENERATOR), str(out)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_the_generator_reproduces_every_committed_task_file(tmp_path: Path) -> None:
+    # the templates are the source of the task files: a hand edit of the JSON (or a template change left
+    # unregenerated) shows up here as the files that differ
+    out = tmp_path / "livemcp101"
+    done = _generate(out)
+    assert done.returncode == 0, done.stderr
+    written = {f.name: f.read_bytes() for f in out.iterdir()}
+    committed = {f.name: f.read_bytes() for f in SUITE_DIR.iterdir()}
+    assert sorted(written) == sorted(committed)
+    assert len(written) == len(TASKS) + 1  # and suite.json
+    assert sorted(n for n in committed if written[n] != committed[n]) == []
+
+
+@pytest.mark.slow
+def test_the_generator_clears_only_a_suite_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    done = _generate(tmp_path)
+    assert done.returncode != 0 and "holds no livemcp101 suite" in done.stderr
+    assert [f.name for f in tmp_path.iterdir()] == ["notes.txt"]
 
 
 # -- the protocol ------------------------------------------------------------------------------------------
