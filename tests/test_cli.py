@@ -64,7 +64,7 @@ def test_episodes_are_stored_with_full_trajectories(tmp_path: Path) -> None:
     record = json.loads(rows[0][2])
     calls = [e for e in record["trajectory"]["events"] if e["kind"] == "tool"]
     assert calls and all({"server", "tool", "arguments", "result", "is_error", "latency_s"} <= set(c) for c in calls)
-    assert record["score"]["checkpoints"]
+    assert record["score"]["detail"]["checkpoints"] and record["score"]["checks"]
 
 
 def test_rerun_into_same_dir_needs_resume(tmp_path: Path) -> None:

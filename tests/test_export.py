@@ -106,7 +106,7 @@ def test_a_model_run_exports_the_conversation_the_model_had(model_run: tuple[Pat
         assert row["tool_calls"] == sum(m["role"] == "tool" for m in row["messages"])
         settings = json.loads(row["settings"])
         assert settings["suite"] == "persona" and settings["agent"] == "model"
-        assert json.loads(row["score"])["acc"] == 1.0
+        assert json.loads(row["score"])["values"]["acc"] == 1.0
 
 
 def test_a_run_without_model_calls_gets_a_turn_per_round(tmp_path: Path) -> None:

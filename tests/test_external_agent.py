@@ -82,7 +82,7 @@ def test_the_agents_sdk_example_scores_full_with_the_gold_endpoint(
     assert [r["task_id"] for r in stored] == sorted(ids)
     for record in stored:
         assert record["status"] == "ok", record["error"]
-        assert record["score"]["acc"] == 1.0, (record["task_id"], record["score"])
+        assert record["score"]["values"]["acc"] == 1.0, (record["task_id"], record["score"])
         calls = record["trajectory"]["events"]
         assert calls and all(c["kind"] == "tool" and not c["is_error"] for c in calls)
         rounds = [c["round"] for c in calls]
@@ -108,7 +108,7 @@ def test_a_model_that_calls_no_tool_scores_zero(suite: str, endpoint: GoldEndpoi
     for record in records(run_dir):
         assert record["status"] == "ok"
         primary = {"livemcp101": "result_score", "livemcpbench": "success"}.get(suite, "acc")
-        assert not record["score"][primary], (record["task_id"], primary)  # the suite's own score: 0
+        assert not record["score"]["values"][primary], (record["task_id"], primary)  # the suite's own score: 0
         assert record["trajectory"]["events"] == []
         assert record["trajectory"]["final_answer"] == NO_TOOL_ANSWER
 

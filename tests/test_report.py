@@ -502,7 +502,7 @@ def test_the_page_renders_in_chromium_without_any_request(runs: dict[str, Path],
     assert "&lt;/script&gt;&lt;img src=https://example.invalid/p.png&gt;" in view  # text, never markup
     assert "<img src=" not in view and "<b>bold</b>" not in view
     assert 'class="event tool err"' in view and "State diff" in view and "no state change" in view
-    assert "Checkpoints" in view and "GT values" in view  # a checkpoint's verdict and its reason
+    assert "Checks" in view and "GT values" in view  # a checkpoint's verdict and its reason
     summary = next(t for t in load_tasks("persona") if t.id == "lark_002").spec.checkpoints[0].summary
     assert escape(summary, quote=False) in view
     # the first episode opens by default; a state change is listed
