@@ -438,9 +438,9 @@ _day_plan(
 )
 
 
-def _portfolio(holdings: dict[str, int], cur: str, tid: str, previous_too: bool = False) -> None:
-    """``previous_too``: "the last closing prices" may also be read as the quote's ``previousClose``; that
-    portfolio value (and its conversion at the same rate) is accepted too."""
+def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
+    """"The last closing prices" may also be read as the quote's ``previousClose``: that portfolio value (and
+    its conversion at the same rate) is accepted too."""
 
     @task(tid, "finance_markets", "medium")
     async def t(p: Plan) -> dict[str, Any]:
@@ -458,13 +458,11 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str, previous_too: bool 
                 {"amount": total["result"], "from_currency": "USD", "to_currency": cur},
             )
         )
-        derived, usd_alt, cur_alt = {total["result"]: expr}, {}, {}
-        if previous_too:
-            before = sum(n * i["previousClose"] for n, i in zip(holdings.values(), infos, strict=True))
-            other = as_precise(before, total["result"])
-            derived[other] = worth("previousClose")
-            usd_alt = {total["result"]: [other]}
-            cur_alt = {conv["result"]: [as_precise(before * conv["rate"], conv["result"])]}
+        before = sum(n * i["previousClose"] for n, i in zip(holdings.values(), infos, strict=True))
+        other = as_precise(before, total["result"])
+        derived = {total["result"]: expr, other: worth("previousClose")}
+        usd_alt = {total["result"]: [other]}
+        cur_alt = {conv["result"]: [as_precise(before * conv["rate"], conv["result"])]}
         parts = ", ".join(f"{n} {k} at ${i['currentPrice']}" for (k, n), i in zip(holdings.items(), infos, strict=True))
         held = ", ".join(f"{n} {k}" for k, n in holdings.items())
         return {
@@ -482,7 +480,7 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str, previous_too: bool 
 
 _portfolio({"AAPL": 40, "MSFT": 15, "NVDA": 25}, "EUR", "finance_medium_01")
 _portfolio({"GOOGL": 30, "AMZN": 20, "META": 8}, "GBP", "finance_medium_02")
-_portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03", previous_too=True)
+_portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03")
 
 
 def _director_pair(name: str, tid: str) -> None:
@@ -731,9 +729,9 @@ _savings(8000, "GBP", 4.1, 3, "AUD", "math_medium_03")
 
 
 def _trip_cost(
-    orig: str, dest: str, city: str, day: str, back: str, adults: int, cur: str, tid: str, ties_too: bool = False
+    orig: str, dest: str, city: str, day: str, back: str, adults: int, cur: str, tid: str
 ) -> None:
-    """``ties_too``: a flight as cheap as the first offer is accepted in its place."""
+    """A flight as cheap as the first offer is accepted in its place: the request names no tie-break."""
 
     @task(tid, "travel_lifestyle", "medium")
     async def t(p: Plan) -> dict[str, Any]:
@@ -747,7 +745,7 @@ def _trip_cost(
         )
         f, s = fl["offers"][0], stay["searchResults"][0]
         tied = [
-            o["flight_number"] for o in fl["offers"][1:] if ties_too and o["total_price_usd"] == f["total_price_usd"]
+            o["flight_number"] for o in fl["offers"][1:] if o["total_price_usd"] == f["total_price_usd"]
         ]
         both = f"{f['total_price_usd']} + {s['price']['total']}"
         total = await p.step(("wolfram_alpha", "calculate", {"expression": both}))
@@ -777,7 +775,7 @@ def _trip_cost(
 
 _trip_cost("PVG", "NRT", "Tokyo", "2026-03-27", "2026-03-30", 2, "CNY", "travel_medium_04")
 _trip_cost("SIN", "HKG", "Hong Kong", "2026-04-03", "2026-04-06", 2, "SGD", "travel_medium_05")
-_trip_cost("LHR", "ICN", "Seoul", "2026-04-10", "2026-04-14", 1, "GBP", "travel_medium_06", ties_too=True)
+_trip_cost("LHR", "ICN", "Seoul", "2026-04-10", "2026-04-14", 1, "GBP", "travel_medium_06")
 
 
 def _channel_duel(topic: str, tid: str) -> None:
@@ -932,11 +930,11 @@ def _full_trip(
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
         return {
             "instruction": f"Plan our trip to {city}: {adults} adult{'s' if adults > 1 else ''} flying from {orig} on "
-            f"{day}, back home on {back} (just book the outbound for now). Pick the cheapest flight "
-            "and the cheapest Airbnb that fits us, check the weather for our days there, and find "
-            "the three top tourist attractions with transit times from the apartment. Put the "
-            f"costs (flight, stay, total in USD) in a new workbook {book} and the whole itinerary "
-            f"in {path}. Also tell me the total in {home}.",
+            f"{day}, back home on {back} (just book the outbound for now). Pick the cheapest flight (of "
+            "flights that cost the same, the one that leaves first) and the cheapest Airbnb that fits us, "
+            "check the weather for our days there, and find the three top tourist attractions with transit "
+            f"times from the apartment. Put the costs (flight, stay, total in USD) in a new workbook {book} and "
+            f"the whole itinerary in {path}. Also tell me the total in {home}.",
             "checkpoints": [
                 found("the cheapest flight", f["flight_number"]),
                 found("the cheapest stay", sd["name"]),

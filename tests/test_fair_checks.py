@@ -214,6 +214,27 @@ def test_travel_medium_06_either_tied_flight() -> None:
     assert other["result_score"] < 1.0  # a flight that is not among the cheapest
 
 
+@pytest.mark.parametrize(("task_id", "first", "tied"), [
+    ("travel_medium_04", "JL400", "MU344"), ("travel_medium_04", "JL400", "NH126"),
+    ("travel_medium_05", "CX246", "SQ653")])
+def test_every_flight_tied_for_cheapest_is_the_cheapest(task_id: str, first: str, tied: str) -> None:
+    task = L101[task_id]
+    assert _replay(task, answer=task.reference_answer.replace(first, tied))["checkpoints"][0]["score"] == 1.0
+
+
+def test_a_trip_that_books_the_flight_names_its_tie_break() -> None:
+    # the flight goes into a workbook and an itinerary: one right flight, so the request says which of a tie
+    for task_id in ("travel_hard_01", "travel_hard_03", "travel_hard_04", "travel_hard_05"):
+        assert "of flights that cost the same, the one that leaves first" in L101[task_id].instruction
+
+
+@pytest.mark.parametrize("task_id", ["finance_medium_01", "finance_medium_02", "finance_medium_03"])
+def test_the_last_close_may_be_read_as_the_previous_close(task_id: str) -> None:
+    cp = L101[task_id].spec.checkpoints[0]
+    assert isinstance(cp, SearchCheckpoint) and len(cp.forms(cp.gt_value[0])) == 2
+    assert all(form in cp.derived for form in cp.forms(cp.gt_value[0]))  # each is the arithmetic of shown prices
+
+
 def test_finance_medium_03_either_reading_of_last_close() -> None:
     task = L101["finance_medium_03"]
     cp = task.spec.checkpoints[0]
