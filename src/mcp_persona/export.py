@@ -89,11 +89,11 @@ def _tool_result(event: dict[str, Any], name: str, call_id: str) -> Message:
 
 def episode_rows(run: Run) -> Iterable[dict[str, Any]]:
     """The run's episodes as export rows (see the module)."""
-    from mcp_persona.protocols import get_protocol, load_tasks
+    from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol, load_tasks
     from mcp_persona.tasks import TaskFileError
 
     config = run.config
-    protocol = get_protocol(str(config.get("protocol") or "persona"))
+    protocol = get_protocol(str(config.get("protocol") or DEFAULT_PROTOCOL))
     source = (config.get("flags") or {}).get("suite") or config.get("suite")
     try:
         tasks = {t.id: t for t in load_tasks(str(source))} if source else {}

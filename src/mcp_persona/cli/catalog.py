@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli.common import console, load_suite
+from mcp_persona.tasks import TaskSpec
 
 
 class Library(StrEnum):
@@ -77,8 +78,12 @@ def tasks(
         return
     table = Table(title=f"{suite}: {len(rows)} tasks")
     table.add_column("id", no_wrap=True)  # an id is never cut (it is what --tasks takes); the rest wrap
-    # the spec's own labels (category, tier, chain type...) as columns; its lists are counted in the JSON only
-    labels = [k for k, v in rows[0].items() if k not in ("id", "servers", "gold_calls") and not isinstance(v, int)]
+    # the spec's own labels (category, tier, chain type...) as columns, those some task sets; its lists are
+    # counted in the JSON only
+    unset = {None, TaskSpec.model_fields["category"].default}
+    labels = [k for k, v in (rows[0] if rows else {}).items()
+              if k not in ("id", "servers", "gold_calls") and not isinstance(v, int)
+              and any(r[k] not in unset for r in rows)]
     for col in (*labels, "servers"):
         table.add_column(col, overflow="fold")
     for col in ("checks", "gold"):
