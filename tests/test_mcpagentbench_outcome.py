@@ -14,7 +14,7 @@ from mcp_persona.agents.reference import ReferenceAgent
 from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.mcpagentbench import episode_row, outcome
 from mcp_persona.protocols.mcpagentbench.published import RecordedAgent
-from mcp_persona.protocols.mcpagentbench.scoring import run_metrics
+from mcp_persona.protocols.mcpagentbench.scoring import run_metrics, trial_metrics
 from mcp_persona.runner import run_episode
 from mcp_persona.store import EpisodeRecord
 
@@ -130,3 +130,17 @@ def test_reference_and_noop_on_the_suite_by_both_rules() -> None:
     for agent, full in ((ReferenceAgent(), 1.0), (NoopAgent(), 0.0)):
         m = metrics(*_suite(agent))
         assert (m["tfs"], m["tefs"], m["tfs_outcome"], m["tefs_outcome"]) == (full,) * 4, agent.name
+
+
+def test_avg_at_k_by_the_outcome_rule_too() -> None:
+    def row(epoch: int, weight: int, finished: bool, outcome: bool) -> dict[str, object]:
+        return {"epoch": epoch, "weight": weight, "finished": finished, "efficient": finished,
+                "paper_finished": finished, "outcome_finished": outcome, "outcome_efficient": outcome,
+                "output_tokens": 0, "elapsed_s": 0.0}
+
+    # trial 0: the 1-call task finished by arguments, the 3-call one by outcome only; trial 1: neither rule on it
+    rows = [row(0, 1, True, True), row(0, 3, False, True), row(1, 1, True, True), row(1, 3, False, False)]
+    m = trial_metrics(rows)
+    assert m["tfs_avg@2"] == pytest.approx((1 / 4 + 1 / 4) / 2)
+    assert m["tfs_outcome_avg@2"] == pytest.approx((4 / 4 + 1 / 4) / 2)
+    assert m["tefs_outcome_avg@2"] == m["tfs_outcome_avg@2"]

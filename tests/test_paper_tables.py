@@ -214,6 +214,8 @@ def test_mcpagentbench_tables_1_and_2_in_their_layout_and_avg_at_k(reference_run
     assert "| reference · trials=2 | 2 | tfs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tefs_avg@2 | 100.0 |" in trials
     assert "| reference · trials=2 | 2 | tfs_per_trial | 100.0 · 100.0 |" in trials
+    assert "| reference · trials=2 | 2 | tfs_outcome_avg@2 | 100.0 |" in trials  # the outcome rule's too
+    assert "| reference · trials=2 | 2 | tefs_outcome_avg@2 | 100.0 |" in trials
     assert "over 2 trials: tfs_avg@2 100.0 · tefs_avg@2 100.0" in CONSOLE["mcpagentbench"]  # the run's own summary
     html = render_html([run], figures=False)
     assert ('<tr><td>reference · trials=2</td><td class="num">2</td><td>tefs_avg@2</td><td class="num">100.0</td></tr>'

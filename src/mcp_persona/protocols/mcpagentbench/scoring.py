@@ -305,12 +305,16 @@ def grouped(rows: Sequence[dict[str, Any]], key: str) -> dict[str, dict[str, Any
 
 
 def trial_metrics(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """avg@k: TFS / TEFS of each trial (epoch) and their mean, over the tasks every trial has."""
+    """avg@k: TFS / TEFS of each trial (epoch) and their mean, over the tasks every trial has; then the same
+    by the outcome rule."""
     epochs = sorted({r["epoch"] for r in rows})
     per = [run_metrics([r for r in rows if r["epoch"] == e]) for e in epochs]
     k = len(epochs)
     if not k:
         return {"trials": 0}
-    return {"trials": k, "tfs_per_trial": [p["tfs"] for p in per], "tefs_per_trial": [p["tefs"] for p in per],
-            f"tfs_avg@{k}": sum(p["tfs"] for p in per) / k, f"tefs_avg@{k}": sum(p["tefs"] for p in per) / k}
+    out: dict[str, Any] = {"trials": k, "tfs_per_trial": [p["tfs"] for p in per],
+                           "tefs_per_trial": [p["tefs"] for p in per]}
+    for metric in ("tfs", "tefs", "tfs_outcome", "tefs_outcome"):
+        out[f"{metric}_avg@{k}"] = sum(p[metric] for p in per) / k
+    return out
 
