@@ -11,6 +11,9 @@ Three steps, so the check compares the two layouts as the code of each read them
     python scripts/migrate_task_spec.py migrate                 # rewrite the bundled task files
     python scripts/migrate_task_spec.py check before.json       # on the code that reads ``spec``
 
+A suite of your own in the flat layout moves the same way: ``migrate PATH...`` (task files or folders of them;
+a file already in the new layout is left as it is), then ``mcp-persona tasks --suite PATH`` to see it load.
+
 ``check`` loads every bundled suite, flattens each task back (shared fields plus spec fields) and compares it,
 field by field, with the snapshot; then compares what the protocol finds wrong with each task (its load-time
 checks and its replay validation). It exits 1 on the first difference it prints.
@@ -62,19 +65,22 @@ def _nest(raw: dict[str, Any]) -> dict[str, Any]:
     return {**shared, "spec": spec}
 
 
-def migrate() -> int:
+def _task_files(paths: list[Path]) -> list[Path]:
+    out: list[Path] = []
+    for p in paths:
+        out += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    return [p for p in out if p.name != "suite.json"]
+
+
+def migrate(paths: list[Path]) -> int:
     changed = 0
-    for suite in _suites():
-        for path in sorted((TASKS / suite).glob("*.json")):
-            if path.name == "suite.json":
-                continue
-            text = path.read_text(encoding="utf-8")
-            raw = json.loads(text)
-            new = [_nest(t) for t in raw] if isinstance(raw, list) else _nest(raw)
-            if new != raw:
-                indent = 1 if isinstance(raw, list) else 2
-                path.write_text(json.dumps(new, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
-                changed += 1
+    for path in _task_files(paths or [TASKS / suite for suite in _suites()]):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        new = [_nest(t) for t in raw] if isinstance(raw, list) else _nest(raw)
+        if new != raw:
+            indent = 1 if isinstance(raw, list) else 2
+            path.write_text(json.dumps(new, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+            changed += 1
     print(f"{changed} task files rewritten")
     return 0
 
@@ -100,8 +106,8 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "snapshot":
         Path(argv[1]).write_text(json.dumps(anyio.run(_fingerprint), ensure_ascii=False), encoding="utf-8")
         return 0
-    if argv == ["migrate"]:
-        return migrate()
+    if argv and argv[0] == "migrate":
+        return migrate([Path(a) for a in argv[1:]])
     if len(argv) == 2 and argv[0] == "check":
         return check(Path(argv[1]))
     print(__doc__)

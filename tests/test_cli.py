@@ -116,6 +116,25 @@ def test_bad_task_files_say_what_to_fix(tmp_path: Path) -> None:
     assert "Mars/Olympus" in out
 
 
+def test_a_task_in_the_flat_layout_says_where_its_fields_go_and_the_script_moves_them(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[1]
+    task = json.loads((root / "src/mcp_persona/data/tasks/persona/lark_001.json").read_text())
+    flat = {k: v for k, v in task.items() if k != "spec"} | task["spec"]  # as task files were written before
+    (tmp_path / "suite.json").write_text('{"protocol": "persona"}')
+    (tmp_path / "lark_001.json").write_text(json.dumps(flat))
+    code, out = invoke("tasks", "--suite", str(tmp_path))
+    assert code == 2 and 'go under "spec"' in out and "checkpoints" in out and "migrate_task_spec.py" in out
+    moved = subprocess.run([sys.executable, str(root / "scripts/migrate_task_spec.py"), "migrate", str(tmp_path)],
+                           capture_output=True, text=True, check=True)
+    assert "1 task files rewritten" in moved.stdout
+    assert json.loads((tmp_path / "lark_001.json").read_text()) == task
+    code, out = invoke("tasks", "--suite", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)[0]["id"] == "lark_001"
+
+
 def test_servers_and_tasks_json(tmp_path: Path) -> None:
     code, out = invoke("servers", "--json")
     assert code == 0

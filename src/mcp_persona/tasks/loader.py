@@ -103,6 +103,7 @@ def _load_file(path: Path, spec: type[TaskSpec]) -> list[Task[Any]]:
     except OSError as exc:
         raise TaskFileError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     items = raw if isinstance(raw, list) else [raw]
+    _refuse_flat_layout(path, items, spec)
     try:
         return _tasks_of(spec).validate_python(items)
     except ValidationError as exc:
@@ -115,6 +116,21 @@ def _load_file(path: Path, spec: type[TaskSpec]) -> list[Task[Any]]:
             lines.append(f"  task {task_id}: {where}: {err['msg']}")
         more = f"\n  ... and {exc.error_count() - 8} more" if exc.error_count() > 8 else ""
         raise TaskFileError(f"{path}: invalid task file:\n" + "\n".join(lines) + more) from exc
+
+
+def _refuse_flat_layout(path: Path, items: list[Any], spec: type[TaskSpec]) -> None:
+    """A task written before the protocol's fields moved under ``spec`` says so and how to move them, rather than
+    listing each of them as an unknown field."""
+    shared = set(Task.model_fields)
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or "spec" in item:
+            continue
+        flat = sorted(set(item) - shared)
+        if flat and set(flat) <= set(spec.model_fields):
+            raise TaskFileError(
+                f"{path}: task {item.get('id', f'#{i}')}: {', '.join(flat)} go under \"spec\" (what the suite's "
+                "protocol adds to the shared task; see 'Task files' in docs/reference.md); "
+                "scripts/migrate_task_spec.py migrate PATH moves them")
 
 
 def write_suite(out: Path, protocol: str, source: Path, tasks: list[Task[Any]]) -> None:
