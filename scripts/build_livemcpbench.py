@@ -8,21 +8,22 @@ then replays every gold plan against the servers. Run from the project root; it 
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import random
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from docx import Document
 from openpyxl import Workbook
+from suite_folder import clear
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "mcp_persona" / "data"
 OUT = DATA / "tasks" / "livemcpbench"
-FILES = OUT / "files"
+FILES = OUT / "files"  # where the office input files go (main() points it into the folder it writes)
 CLOCK = {"now": "2026-05-01T10:00:00", "timezone": "UTC"}
 W = "$WORKDIR"
 
@@ -462,20 +463,23 @@ def shopping() -> list[dict[str, Any]]:
     return out
 
 
-def main() -> None:
-    if OUT.exists():
-        shutil.rmtree(OUT)
+def main(out: Path = OUT) -> None:
+    global FILES
+    clear(out, "livemcpbench")
+    FILES = out / "files"
     FILES.mkdir(parents=True)
-    (OUT / "suite.json").write_text(json.dumps(
+    (out / "suite.json").write_text(json.dumps(
         {"protocol": "livemcpbench",
          "description": "LiveMCPBench-style everyday tasks in six domains over the whole LiveMCPTool library"},
         indent=2) + "\n", encoding="utf-8")
     groups = {"office": office(), "lifestyle": lifestyle() + lifestyle_notes(), "leisure": leisure(),
               "finance": finance(), "travel": travel(), "shopping": shopping()}
     for domain, tasks in groups.items():
-        (OUT / f"{domain}.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        (out / f"{domain}.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{domain}: {len(tasks)} tasks")
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description="Write the livemcpbench suite's task files and input files.")
+    parser.add_argument("out", nargs="?", type=Path, default=OUT, help="folder to write (default: the bundled suite)")
+    main(parser.parse_args().out)

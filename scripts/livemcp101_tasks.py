@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shutil
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from datetime import datetime
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client
+from suite_folder import clear
 
 from mcp_persona.apps import get_app
 from mcp_persona.clock import TaskClock
@@ -225,23 +225,11 @@ async def build(tid: str, category: str, difficulty: str, now: str, tz: str, fn:
     }
 
 
-def clear(out: Path) -> None:
-    """An empty ``out`` to write into: a task whose template was renamed or dropped must not linger. Only an
-    empty folder or one this script wrote (its ``suite.json`` names the protocol) is cleared, never another."""
-    if out.exists() and any(out.iterdir()):
-        suite = out / "suite.json"
-        protocol = json.loads(suite.read_text(encoding="utf-8")).get("protocol") if suite.is_file() else None
-        if protocol != SUITE["protocol"]:
-            raise SystemExit(f"{out} is not empty and holds no {SUITE['protocol']} suite: not clearing it")
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-
-
 async def main(out: Path = OUT) -> None:
     import livemcp101_templates  # noqa: F401  (registers the templates on the imported copy of this module)
     from livemcp101_tasks import TASKS as registered
 
-    clear(out)
+    clear(out, SUITE["protocol"])
     (out / "suite.json").write_text(json.dumps(SUITE, indent=2) + "\n", encoding="utf-8")
     counts: dict[str, int] = {}
     for entry in registered:

@@ -641,3 +641,31 @@ def test_failures_are_sorted_into_the_papers_error_taxonomy() -> None:
                                            protocol="livemcpbench"), [t],
                                  [record([elsewhere]).model_copy(update={"score": None, "status": "error"})])
     assert summary["error_taxonomy"] == {"query": 0, "retrieval": 0, "tool": 0, "other": 1}
+
+
+@pytest.mark.slow
+def test_the_generator_reproduces_the_committed_suite(tmp_path: Path) -> None:
+    # the script is the source of the suite: a hand edit of the JSON (or a change left unregenerated) shows up
+    # here; office files are compared by what they hold (their zip carries the time they were written)
+    import subprocess
+    import sys
+
+    from mcp_persona.protocols.livemcpbench.scoring import cell_values, document_text
+
+    root = Path(__file__).resolve().parents[1]
+    committed = root / "src/mcp_persona/data/tasks/livemcpbench"
+    out = tmp_path / "livemcpbench"
+    done = subprocess.run([sys.executable, str(root / "scripts/build_livemcpbench.py"), str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert sorted(f.name for f in out.iterdir()) == sorted(f.name for f in committed.iterdir())
+    differ = [f.name for f in committed.glob("*.json") if (out / f.name).read_bytes() != f.read_bytes()]
+    assert differ == []
+    inputs = sorted(f.name for f in (committed / "files").iterdir())
+    assert sorted(f.name for f in (out / "files").iterdir()) == inputs
+    for name in inputs:
+        ours, theirs = out / "files" / name, committed / "files" / name
+        if ours.suffix in (".xlsx", ".xlsm"):
+            assert cell_values(ours) == cell_values(theirs), name
+        else:
+            assert document_text(ours) == document_text(theirs), name
