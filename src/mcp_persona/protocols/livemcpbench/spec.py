@@ -3,13 +3,14 @@ it hands the agent and the rule checks on the answer, the files the agent leaves
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mcp_persona.tasks.models import CheckedSpec, Task
 
-DOMAINS = ("office", "lifestyle", "leisure", "finance", "travel", "shopping")
+Domain = Literal["office", "lifestyle", "leisure", "finance", "travel", "shopping"]
+DOMAINS: tuple[str, ...] = get_args(Domain)
 _STRICT = ConfigDict(extra="forbid")
 
 
@@ -53,8 +54,7 @@ class StateCheck(BaseModel):
 
 
 class LiveMCPBenchSpec(CheckedSpec):
-    category: Literal["office", "lifestyle", "leisure", "finance", "travel", "shopping"] = Field(
-        description="the paper's six domains")
+    category: Domain = Field(description="the paper's six domains")
     difficulty: Literal["easy", "medium", "hard"] | None = None
     key_points: list[str] = Field(min_length=1, description="the key-point judge's checklist")
     input_files: list[str] = Field(default_factory=list,

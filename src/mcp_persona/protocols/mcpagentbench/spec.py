@@ -9,9 +9,6 @@ from pydantic import Field
 
 from mcp_persona.tasks.models import Task, TaskSpec
 
-TYPES = ("single", "dual_serial", "dual_parallel", "multi")
-DOMAINS = ("daily", "professional")
-
 
 class MCPAgentBenchSpec(TaskSpec):
     type: Literal["single", "dual_serial", "dual_parallel", "multi"] = Field(

@@ -9,8 +9,6 @@ from pydantic import Field
 
 from mcp_persona.tasks.models import CheckedSpec, Checkpoint, Task
 
-CATEGORIES = ("collaboration", "content", "social", "email", "lark_centric", "rednote_centric", "hodgepodge")
-
 
 class PersonaSpec(CheckedSpec):
     category: Literal["collaboration", "content", "social", "email", "lark_centric", "rednote_centric",
