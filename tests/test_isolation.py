@@ -542,3 +542,82 @@ def test_a_run_killed_mid_episode_leaves_no_process_and_after_resume_no_folder(u
     done = subprocess.run([*cli, "--resume"], env=env, capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr[-2000:]
     assert not (run_dir / "scratch").exists(), "episode folders outlived the resumed run"
+
+
+# -- what a real server's own sandbox can reach ---------------------------------------------------------------
+PROBE = Path(__file__).parent / "data" / "probe_server.py"
+PROBE_DRIVER = """
+import json, os, sys
+sys.path[:0] = sys.argv[1].split(":")
+import anyio
+from pathlib import Path
+from mcp_persona.livemcptool import open_episode
+
+episode, probe = Path(sys.argv[2]), sys.argv[3]
+os.environ["HARNESS_CANARY"] = "harness-secret"  # in the harness's environment: a server must not see it
+
+
+async def main():
+    async with open_episode(episode, servers=["filesystem", "git", "calculator"],
+                            real_argv={"calculator": [sys.executable, probe]}) as ep:
+        files = ep.files_dir
+        paths = ["/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sysrq-trigger",
+                 "/dev/planted", "/dev/shm/planted", "/etc/planted", "/usr/planted", "/tmp/planted",
+                 str(files / "fine.txt")]
+        found = await ep.call("calculator", "probe", {"paths": paths})
+        seen = json.loads(found.content[0].text)
+        seen["shm"] = sorted(p.name for p in (ep.state_dir / "calculator" / ".shm").iterdir())
+        # a repository made through the filesystem server whose configuration runs a command on git status
+        # (core.fsmonitor) and on git add (a clean filter)
+        repo = files / "repo"
+        for folder in ("objects", "refs/heads"):
+            await ep.call("filesystem", "create_directory", {"path": str(repo / ".git" / folder)})
+        config = ("[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = \\"touch " + str(files / "by-fsmonitor")
+                  + "\\"\\n[filter \\"x\\"]\\n\\tclean = \\"touch " + str(files / "by-filter") + "\\"\\n")
+        for name, text in ((".git/HEAD", "ref: refs/heads/main\\n"), (".git/config", config),
+                           (".gitattributes", "* filter=x\\n"), ("a.txt", "a\\n")):
+            await ep.call("filesystem", "write_file", {"path": str(repo / name), "content": text})
+        status = await ep.call("git", "git_status", {"repo_path": str(repo)})
+        added = await ep.call("git", "git_add", {"repo_path": str(repo), "files": ["a.txt"]})
+        seen["git"] = [" ".join(getattr(c, "text", "") for c in r.content) for r in (status, added)]
+        seen["ran"] = sorted(p.name for p in files.iterdir() if p.name.startswith("by-"))
+        seen["files"] = str(files)
+    return seen
+
+print(json.dumps(anyio.run(main)))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("harness", ["root", "user"])
+def test_a_real_servers_sandbox_cannot_change_the_host(user_folder: Path, harness: str) -> None:
+    """From inside a real server's sandbox: /proc's host settings, /dev and everything but the episode are
+    read-only; the server is an unprivileged uid with no capabilities; /dev/shm is a folder of the episode's
+    (counted in its quota); the harness's environment is not passed on; and git runs no command a repository
+    configures, under a root and a user harness."""
+    prefix = harness_prefix(harness)
+    skip_unless_runnable(prefix, ["git", "filesystem"])
+    if harness == "user":
+        give_to_nobody(user_folder)
+    done = subprocess.run([*prefix, "-c", PROBE_DRIVER, harness_path(), str(user_folder / "episode"), str(PROBE)],
+                          capture_output=True, text=True, timeout=300, cwd="/",
+                          env=os.environ | {"HARNESS_CANARY": "harness-secret"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    writes = seen["writes"]
+    for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sysrq-trigger",
+                 "/dev/planted", "/etc/planted", "/usr/planted", "/tmp/planted"):
+        assert writes[path] != "ok", (path, writes)
+    assert writes["/dev/planted"] == "Read-only file system"
+    mounts = seen["mounts"]  # read-only whatever the uid (the uid alone is refused first: permission denied)
+    assert all(mounts[m].startswith("ro") for m in ("/proc/sys", "/dev", "/")), mounts
+    assert writes[f"{seen['files']}/fine.txt"] == "ok"
+    assert writes["/dev/shm/planted"] == "ok" and seen["shm"] == ["planted"]  # in the episode's folder
+    assert seen["uid"] != 0 and seen["gid"] != 0 and seen["caps"] == "0000000000000000"
+    assert seen["no_new_privs"] == "1" and seen["groups"] in ([], [seen["gid"]])
+    environ = seen["environ"]
+    assert "HARNESS_CANARY" not in environ and ".venv" not in environ["PATH"] and sys.prefix not in environ["PATH"]
+    assert set(environ) <= {"HOME", "TMPDIR", "TZ", "PATH", "LANG", "PYTHONUNBUFFERED", "PWD", "USER",
+                            "LOGNAME"}
+    assert seen["ran"] == [], "a command the repository configured ran"
+    assert all("refused" in text and "fsmonitor" in text for text in seen["git"]), seen["git"]

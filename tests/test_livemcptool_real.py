@@ -196,6 +196,24 @@ async def test_a_huge_file_stops_at_the_episode_quota_and_the_episode_goes_on(tm
         assert doc.is_error and "disk quota of 1 MB is used up" in _text(doc)
 
 
+async def test_a_call_too_large_to_carry_is_refused_and_the_server_goes_on(tmp_path: Path) -> None:
+    """A 16 MB write_file killed the filesystem server ("the connection closed"): refused before it is sent,
+    with the limit named, and the server keeps serving."""
+    from mcp_persona.livemcptool.real import MAX_CALL_BYTES
+
+    if why := missing_reason("filesystem"):
+        pytest.skip(why)
+    async with open_episode(tmp_path / "ep", servers=["filesystem"]) as ep:
+        target = str(ep.files_dir / "big.txt")
+        big = await ep.call("filesystem", "write_file", {"path": target, "content": "x" * (16 * MB)})
+        assert big.is_error and _text(big).startswith("filesystem.write_file: the arguments take 16.00 MB; a call "
+                                                       "may carry at most 8 MB")
+        assert not (ep.files_dir / "big.txt").exists()
+        fits = await ep.call("filesystem", "write_file", {"path": target, "content": "x" * (MAX_CALL_BYTES - 1000)})
+        assert not fits.is_error, _text(fits)
+        assert (ep.files_dir / "big.txt").stat().st_size == MAX_CALL_BYTES - 1000
+
+
 async def test_a_call_that_keeps_writing_is_cut_short_at_the_quota(tmp_path: Path) -> None:
     argv = [sys.executable, str(MISBEHAVING), "fill"]
     started = time.perf_counter()

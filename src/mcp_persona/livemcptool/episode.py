@@ -16,6 +16,7 @@ is stopped and, when the library made the sandbox, the sandbox is removed.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -26,6 +27,7 @@ import anyio
 from mcp import Client
 from mcp.types import CallToolResult, Tool
 
+from mcp_persona import isolation as walls
 from mcp_persona import scratch
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
 from mcp_persona.livemcptool.catalogue import catalogue
@@ -54,6 +56,8 @@ class Episode:
         self.real: dict[str, RealSession] = {}
         self.simulated: dict[str, Client] = {}
         self.sim_envs: dict[str, Any] = {}
+        # under a root harness the episode's real servers run as one fresh unprivileged uid (they share files/)
+        self.uid: int | None = walls.fresh_uid() if os.geteuid() == 0 else None
 
     @property
     def servers(self) -> list[str]:
@@ -69,7 +73,7 @@ class Episode:
         """Real server ``name`` in this episode (its folders, its clock's time zone, its disk quota), listed in
         :attr:`real`; the caller runs it (:meth:`RealSession.run` in a task)."""
         session = RealSession(REAL_SERVERS[name], self.files_dir, self.state_dir / name, timezone=self.clock.timezone,
-                              call_timeout=call_timeout, argv=argv, quota=self.quota)
+                              call_timeout=call_timeout, argv=argv, quota=self.quota, uid=self.uid)
         self.real[name] = session
         return session
 
@@ -112,6 +116,7 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
     if unknown:
         raise EpisodeError(f"unknown LiveMCPTool server(s): {', '.join(unknown)}")
     owned = sandbox_dir is None
+    ep: Episode | None = None
     sandbox = scratch.make_dir("livemcptool-") if owned else Path(sandbox_dir).resolve()  # type: ignore[arg-type]
     try:
         if not owned and sandbox.exists() and any(sandbox.iterdir()):
@@ -125,6 +130,9 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
             else:
                 shutil.copy2(src, ep.files_dir / src.name)
         ep.quota.seen = ep.quota.used()  # the inputs: no call's doing
+        if ep.uid is not None:
+            ep.state_dir.mkdir()
+            walls.give([ep.files_dir, ep.state_dir], ep.uid)
         failure: EpisodeError | None = None
         async with anyio.create_task_group() as tg, AsyncExitStack() as stack:
             try:
@@ -153,5 +161,7 @@ async def open_episode(sandbox_dir: str | Path | None = None, clock: TaskClock =
         if failure is not None:
             raise failure
     finally:
+        if ep is not None and ep.uid is not None:
+            walls.release_uid(ep.uid)  # and anything of it still running
         if owned:
             shutil.rmtree(sandbox, ignore_errors=True)

@@ -20,6 +20,7 @@ which the episode's folder grows beyond it is cut short and its server stopped, 
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -48,6 +49,9 @@ CALL_TIMEOUT = 60.0  # office servers write whole documents; a hang is still cau
 START_TIMEOUT = 60.0
 EPISODE_DISK_BYTES = 256 * 1024 * 1024  # an episode's documents are a few MB; generous, yet bounded
 QUOTA_POLL = 0.2  # seconds between measurements of the episode's folder while a call runs
+# A call's arguments, as JSON: the filesystem server dies on a 12 MB message (its stdio reader), taking the
+# episode's files tool with it; refused before it is sent, the server and its files are untouched.
+MAX_CALL_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,22 @@ class RealSpec:
     version: str
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    guard_git: bool = False  # git runs through :data:`GIT_GUARD`: no command a repository configures
+
+
+# ``git`` inside the git server's sandbox (see the script); bound read-only at GUARD_DIR, first on its PATH.
+GIT_GUARD = Path(__file__).with_name("git_guard.sh")
+GUARD_DIR = "/run/guard"
+# the git settings at the command line's precedence, which no repository's own configuration overrides: no
+# system or global file, no fsmonitor, no hooks, no prompt, no transport (the sandbox has no network anyway)
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_ATTR_NOSYSTEM": "1",
+           "GIT_TERMINAL_PROMPT": "0", "GIT_PYTHON_GIT_EXECUTABLE": f"{GUARD_DIR}/git",
+           "GIT_CONFIG_COUNT": "4",
+           "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "false",
+           "GIT_CONFIG_KEY_1": "core.hooksPath", "GIT_CONFIG_VALUE_1": "/dev/null",
+           "GIT_CONFIG_KEY_2": "protocol.allow", "GIT_CONFIG_VALUE_2": "never",
+           "GIT_CONFIG_KEY_3": "commit.gpgSign", "GIT_CONFIG_VALUE_3": "false"}
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 REAL_SERVERS: dict[str, RealSpec] = {s.name: s for s in (
@@ -72,7 +92,7 @@ REAL_SERVERS: dict[str, RealSpec] = {s.name: s for s in (
              "2026.8.31", env={"DISABLE_THOUGHT_LOGGING": "true"}),
     RealSpec("excel", "node", "@negokaz/excel-mcp-server", "dist/launcher.js", "0.12.0"),
     RealSpec("time", "python", "time", "mcp-server-time", "2026.10.19", args=("--local-timezone", "{tz}")),
-    RealSpec("git", "python", "git", "mcp-server-git", "2026.10.19"),
+    RealSpec("git", "python", "git", "mcp-server-git", "2026.10.19", guard_git=True),
     RealSpec("calculator", "python", "calculator", "mcp-server-calculator", "0.2.1"),
     RealSpec("word-document-server", "python", "word", "word_mcp_server", "1.1.11"),
     RealSpec("ppt", "python", "ppt", "ppt_mcp_server", "2.0.7"),
@@ -120,6 +140,8 @@ def missing_reason(name: str) -> str | None:
     program = Path(command(spec)[-1])
     if not program.is_file():
         return f"{name} is not installed ({program} is missing; {INSTALL_HINT})"
+    if spec.guard_git and not os.access(GIT_GUARD, os.X_OK):
+        return f"{name}: {GIT_GUARD} is not executable (chmod +x it; the package ships it so)"
     if spec.runtime == "python":
         # A venv made from a Python in another account's home (a root install under /root/.pyenv) cannot run
         # as this account, and the sandbox cannot bind it: say so rather than fail at start.
@@ -192,7 +214,7 @@ class RealSession:
 
     def __init__(self, spec: RealSpec, files_dir: Path, state_dir: Path, *, timezone: str = "UTC",
                  call_timeout: float = CALL_TIMEOUT, start_timeout: float = START_TIMEOUT,
-                 argv: list[str] | None = None, quota: DiskQuota | None = None) -> None:
+                 argv: list[str] | None = None, quota: DiskQuota | None = None, uid: int | None = None) -> None:
         self.spec = spec
         self.name = spec.name
         self.files_dir = files_dir
@@ -202,6 +224,10 @@ class RealSession:
         self.call_timeout = call_timeout
         self.start_timeout = start_timeout
         self.argv = argv  # a test can stand a misbehaving script in for the server
+        # the unprivileged uid the server runs as under a root harness (the episode's, shared by its servers;
+        # a session started alone takes its own); under a user harness, the harness's own inside a user namespace
+        self.uid = uid if uid is not None or os.geteuid() != 0 else walls.fresh_uid()
+        self._own_uid = uid is None and self.uid is not None
         self.tools: list[Tool] = []
         self.setup_seconds = 0.0
         self.failure: str | None = None  # set once the server is unusable; every later call says why
@@ -216,19 +242,31 @@ class RealSession:
     def _params(self) -> StdioServerParameters:
         fill = {"files": str(self.files_dir), "state": str(self.state_dir), "tz": self.timezone}
         argv = self.argv or [*command(self.spec), *(a.format(**fill) for a in self.spec.args)]
-        # A private HOME and TMPDIR: a server's caches and settings stay inside this episode.
-        env = {"HOME": str(self.state_dir), "TMPDIR": str(self.state_dir), "TZ": self.timezone,
-               "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1"}
-        env |= {k: v.format(**fill) for k, v in self.spec.env.items()}
         # Through sh, which records its pid (the process group, as the SDK starts a new session), limits the
         # size of any file to the quota (ulimit -f counts 512-byte blocks; bwrap and the server inherit it) and
         # then becomes bwrap, which runs the server in its walls: after the episode the whole group is killed
         # (the sandbox's pid namespace dies with it), so nothing the server started outlives the episode.
+        # sh gets only a PATH to find bwrap by; the server gets only what the sandbox sets (``--clearenv``).
         pidfile = self.state_dir.parent / f".{self.name}.pid"  # outside the server's reach
         blocks = str(-(-self.quota.limit // 512))
         wrapper = ["/bin/sh", "-c", 'echo $$ > "$0"; ulimit -f "$1" && shift && exec "$@"', str(pidfile), blocks,
                    *self._walls(argv), *argv]
-        return StdioServerParameters(command=wrapper[0], args=wrapper[1:], env=env, cwd=str(self.files_dir))
+        return StdioServerParameters(command=wrapper[0], args=wrapper[1:], env={"PATH": SANDBOX_PATH},
+                                     cwd=str(self.files_dir))
+
+    def server_env(self) -> dict[str, str]:
+        """The whole environment the server runs with: its private HOME and TMPDIR (its caches and settings stay
+        in the episode), the clock's time zone, the system's PATH and what its spec adds; nothing of the
+        harness's (its PATH names the harness's virtualenv)."""
+        fill = {"files": str(self.files_dir), "state": str(self.state_dir), "tz": self.timezone}
+        # USER and LOGNAME name the account: the sandbox's uid has no entry in /etc/passwd (git's default
+        # committer is USER@hostname), and one name under every harness keeps what servers write the same
+        env = {"HOME": str(self.state_dir), "TMPDIR": str(self.state_dir), "TZ": self.timezone,
+               "PATH": SANDBOX_PATH, "LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", "USER": "sandbox",
+               "LOGNAME": "sandbox"}
+        if self.spec.guard_git:
+            env |= GIT_ENV | {"PATH": f"{GUARD_DIR}:{SANDBOX_PATH}"}
+        return env | {k: v.format(**fill) for k, v in self.spec.env.items()}
 
     def _walls(self, argv: list[str]) -> list[str]:
         """The bwrap command line the server runs under: see the module's docstring."""
@@ -237,15 +275,27 @@ class RealSession:
         if self.argv is None and self.spec.runtime == "python":
             venv = servers_dir() / self.spec.package
             installs += [str(venv), *filter(None, [walls.venv_base(venv)])]
-        elif not program.is_relative_to("/usr"):  # a test's stand-in: its script and interpreter
+        elif self.argv is not None:  # a test's stand-in: its script, and its interpreter's installation
             installs += [str(p) for p in argv if Path(p).is_absolute() and Path(p).exists()]
-            installs += [sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
+            if not program.is_relative_to("/usr"):
+                installs += [sys.prefix, os.path.dirname(os.path.dirname(os.path.realpath(sys.executable)))]
         made = {"/", "/usr"}
-        return [walls.bwrap(), *walls.namespaces(as_root=os.geteuid() == 0), *walls.system(),
-                *(["--cap-drop", "ALL"] if os.geteuid() == 0 else []),
+        env = [a for k, v in self.server_env().items() for a in ("--setenv", k, v)]
+        guard = [*walls.crossable(GUARD_DIR), "--ro-bind", str(GIT_GUARD), f"{GUARD_DIR}/git"] \
+            if self.spec.guard_git else []
+        # /dev/shm: a folder of the server's own state, so what it holds counts in the episode's quota
+        shm = self.state_dir / ".shm"
+        shm.mkdir(parents=True, exist_ok=True)
+        if self.uid is not None:
+            walls.give([shm], self.uid)
+        # under a root harness the server drops to the episode's own uid inside the walls (which root made)
+        drop = walls.drop_to(self.uid) if self.uid is not None else []
+        return [walls.bwrap(), *walls.namespaces(as_root=self.uid is not None), *walls.system(),
+                *(walls.caps_for_drop() if self.uid is not None else []),
                 *walls.read_only(installs, made), *walls.writable([self.files_dir, self.state_dir], made),
+                "--bind", str(shm), "/dev/shm", *guard, "--clearenv", *env,
                 # anything else is read-only: a write outside the episode fails there, visibly to the model
-                "--remount-ro", "/", "--chdir", str(self.files_dir), "--"]
+                "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", str(self.files_dir), "--", *drop]
 
     def _kill_group(self) -> None:
         try:
@@ -259,6 +309,8 @@ class RealSession:
         started = time.perf_counter()
         self.state_dir.mkdir(parents=True, exist_ok=True)
         errlog_path = self.state_dir / "stderr.log"
+        if self.uid is not None:  # the server's own HOME; and, alone, its files too
+            walls.give([self.state_dir, *([self.files_dir] if self._own_uid else [])], self.uid)
         try:
             if self.argv is None and (reason := missing_reason(self.name)):
                 raise RuntimeError(reason)
@@ -286,6 +338,8 @@ class RealSession:
         finally:
             self._client = None
             self._kill_group()
+            if self._own_uid:
+                walls.release_uid(self.uid)  # type: ignore[arg-type]
             self._ready.set()
             self._done.set()
 
@@ -301,6 +355,10 @@ class RealSession:
         client = self._client
         if self.failure or client is None:
             return error_result(self.failure or f"real server {self.name} is not running")
+        size = len(json.dumps(arguments, ensure_ascii=False).encode())
+        if size > MAX_CALL_BYTES:
+            return error_result(f"{self.name}.{tool}: the arguments take {_mb(size)}; a call may carry at most "
+                                f"{_mb(MAX_CALL_BYTES)} (nothing was sent; the server is as it was)")
         try:
             with anyio.fail_after(self.call_timeout):
                 result, over = await self._within_quota(client, tool, arguments, self.quota.seen)

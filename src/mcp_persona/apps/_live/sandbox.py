@@ -32,7 +32,6 @@ import contextlib
 import logging
 import marshal
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -51,8 +50,6 @@ from mcp_persona import scratch
 log = logging.getLogger(__name__)
 
 _CHILD = Path(__file__).with_name("sandbox_child.py").read_text(encoding="utf-8")
-_UID_FIRST, _UID_COUNT = 1 << 30, 1 << 30  # far from real accounts; below 2**31, which some tools misread
-_uids_in_use: set[int] = set()
 # Killed processes die asynchronously; wait for the group to empty, 5 ms at a time, but 2 s at most: a zombie
 # stays in it till reaped, and an orphan is never reaped where the harness is an init-less container's pid 1.
 _REAP_TRIES = 400
@@ -186,7 +183,7 @@ class _Run:
         # under the run folder during a run (swept on --resume if a killed harness leaves it), else in /tmp
         self.workdir = scratch.make_dir("mcpp-sandbox-")
         (self.workdir / "main.py").write_text(code, encoding="utf-8")
-        self.uid: int | None = _fresh_uid() if iso.own_uid else None
+        self.uid: int | None = walls.fresh_uid() if iso.own_uid else None
         if self.uid is not None:
             os.chmod(self.workdir, 0o711)
             os.chmod(self.workdir / "main.py", 0o644)  # bound read-only; the run's uid reads it
@@ -218,7 +215,7 @@ class _Run:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(member, signal.SIGKILL)
         if self.uid is not None:  # belt and braces: anything of the run's uid
-            _kill_user(self.uid)
+            walls.kill_user(self.uid)
         self.killed = tree
 
     def result(self, exit_code: int | None, *, timed_out: bool) -> RunResult:
@@ -256,7 +253,7 @@ class _Run:
     def remove(self) -> None:
         shutil.rmtree(self.workdir, ignore_errors=True)
         if self.uid is not None:
-            _uids_in_use.discard(self.uid)
+            walls.release_uid(self.uid)
 
 
 def _split_file_list(stderr: str) -> tuple[str, list[str]]:
@@ -304,56 +301,6 @@ def bwrap_args(iso: Isolation, limits: Limits, program: Path) -> list[str]:
              # the rest read-only: under a user harness the run owns the sandbox's own directories
              "--remount-ro", "/", "--remount-ro", "/dev", "--"]
     return args
-
-
-def _fresh_uid() -> int:
-    # random rather than counted: harness processes on one machine (or containers sharing a kernel) must not
-    # share a uid, since a uid's processes are counted and killed together
-    while True:
-        uid = _UID_FIRST + secrets.randbelow(_UID_COUNT)
-        if uid not in _uids_in_use:
-            _uids_in_use.add(uid)
-            return uid
-
-
-def _processes() -> Iterator[tuple[int, int, int]]:
-    """(pid, real uid, threads) of every live process, from ``/proc/<pid>/status`` (raw reads: this runs
-    after every run as root, so it is kept cheap, ~1 ms for a hundred processes)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            fd = os.open(f"/proc/{entry.name}/status", os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            status = os.read(fd, 8192)
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        state, uid, threads = (_field(status, key) for key in (b"\nState:", b"\nUid:", b"\nThreads:"))
-        if uid is not None and state not in (b"Z", b"X"):  # a zombie is dead, whoever reaps it
-            yield int(entry.name), int(uid), int(threads or 1)
-
-
-def _field(status: bytes, key: bytes) -> bytes | None:
-    at = status.find(key)
-    if at < 0:
-        return None
-    words = status[at + len(key):status.find(b"\n", at + 1)].split()
-    return words[0] if words else None
-
-
-def _kill_user(uid: int) -> None:
-    for _ in range(100):  # RLIMIT_NPROC keeps the count small; each sweep kills all there are
-        pids = [pid for pid, owner, _ in _processes() if owner == uid]
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-    log.error("sandbox: processes of uid %d survived 100 sweeps", uid)
 
 
 def _tree(pid: int) -> list[int]:
