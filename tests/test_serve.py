@@ -230,6 +230,80 @@ def test_a_refused_request_whose_body_trickles_on_is_closed_after_the_header_tim
         _stop(proc)
 
 
+def _slow_bodies(port: int, n: int) -> list[socket.socket]:
+    """``n`` connections that send a whole request's headers, announce a 100 kB body and send one byte of it."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n + 200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, n + 1000), hard))
+    head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{").encode()
+    held = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=30)
+        with contextlib.suppress(OSError):
+            s.send(head)
+        held.append(s)
+    return held
+
+
+@pytest.mark.slow
+def test_slow_bodies_neither_lock_out_a_client_nor_hold_up_shutdown() -> None:
+    """1,200 connections with their headers in and a body that never comes (the app is already waiting for it)
+    take their places in the connection cap as slow headers do: every one of 25 requests sent after them is
+    answered, and SIGTERM stops the server within a second or so."""
+    proc, port = _start_http()  # no token: such a request reaches the app, which waits for its body
+    held: list[socket.socket] = []
+    try:
+        held = _slow_bodies(port, 1200)
+        answered = [anyio.run(_authenticated_call, f"http://127.0.0.1:{port}/mcp") for _ in range(25)]
+        assert all(a["code"] == 0 and a["data"]["items"] for a in answered)
+        assert _closed_by_server(held) >= 1200 - 1000  # the oldest slow bodies gave their places up
+        start = time.monotonic()
+        proc.terminate()
+        proc.wait(10)
+        assert time.monotonic() - start < 3, "the server took too long to stop on SIGTERM"
+    finally:
+        for s in held:
+            s.close()
+        stderr = _stop(proc) if proc.poll() is None else proc.communicate()[1].decode()
+    assert "Traceback" not in stderr
+
+
+def test_a_body_that_trickles_is_closed_after_the_body_timeout_and_a_steady_one_is_served() -> None:
+    proc, port = _start_http("--body-timeout", "1", "--min-body-rate", "1000")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                      "Content-Length: 100000\r\n\r\n{".encode())
+            s.settimeout(0.3)
+            start = time.monotonic()
+            closed = False
+            while time.monotonic() - start < 10 and not closed:
+                with contextlib.suppress(OSError):
+                    s.sendall(b" ")  # a byte every 0.3 s earns 1 ms each: far too slow
+                try:
+                    closed = s.recv(100) == b""
+                except TimeoutError:
+                    pass
+                except OSError:
+                    closed = True
+            assert closed and time.monotonic() - start < 4
+        # a body as large that keeps up the rate (2,000 bytes every 0.5 s, twice the minimum) is answered
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "x" * 5000}).encode()
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                      "Accept: application/json, text/event-stream\r\n"
+                      f"Content-Length: {len(body)}\r\n\r\n".encode())
+            for at in range(0, len(body), 2000):
+                s.sendall(body[at:at + 2000])
+                time.sleep(0.5)
+            assert s.recv(100).startswith(b"HTTP/1.1 ")  # answered (the MCP app's verdict), not dropped
+    finally:
+        _stop(proc)
+
+
 def test_non_loopback_host_needs_a_token_and_keeps_the_host_checks() -> None:
     refused = subprocess.run([sys.executable, "-m", "mcp_persona", "serve", "lark", "--transport", "http",
                               "--host", "0.0.0.0", "--allow-host", "127.0.0.1"], capture_output=True, text=True)

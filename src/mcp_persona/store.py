@@ -326,6 +326,28 @@ def open_run(run_dir: Path, config: dict[str, Any], *, resume: bool, tasks: Sequ
     return store
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that reads the store at ``path`` and can change nothing, also where its folder is read-only
+    (an archived run): SQLite's reader of a WAL store makes a ``-shm`` file beside it, which such a folder
+    refuses, so the store is then opened as immutable, which is right once the run has closed it (its log
+    folded in). A store whose log was left behind (a run killed mid-way) in a read-only folder cannot be read
+    whole: sqlite3.Error says so."""
+    uri = f"file:{path.resolve()}?mode=ro"
+    db = sqlite3.connect(uri, uri=True)
+    try:
+        db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+        if os.access(path.parent, os.W_OK):
+            raise
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise sqlite3.OperationalError(f"{path.parent} is read-only and {wal.name} holds episodes not yet folded "
+                                       "into the store: copy the folder somewhere writable to read it")
+    return sqlite3.connect(uri + "&immutable=1", uri=True)
+
+
 def read_config(run_dir: Path) -> dict[str, Any] | None:
     """The config of the run stored in ``run_dir``, read without creating or changing anything; None when the
     folder holds no readable run."""
@@ -333,7 +355,7 @@ def read_config(run_dir: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        db = sqlite3.connect(f"file:{path.resolve()}?mode=ro", uri=True)
+        db = connect_read_only(path)
         try:
             row = db.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
         finally:

@@ -186,8 +186,14 @@ def _safe(text: str) -> str:
 def cells(spec: SweepSpec, out: Path) -> list[Cell]:
     """Every cell of the sweep, in a stable order: suite, model, then the grid in its file order."""
     from mcp_persona.protocols import suite_protocol
+    from mcp_persona.tasks.loader import bundled_suites
 
     found: list[Cell] = []
+    unknown = [s for s in spec.suites if s not in bundled_suites() and not Path(s).exists()]
+    if unknown:  # said before any cell runs (and by --dry-run), not when the sweep reaches it
+        raise SweepError(f"unknown suite {unknown[0]!r}: neither a bundled suite ({', '.join(bundled_suites())}) "
+                         "nor a task file or folder")
+    taken: set[str] = set()
     for suite in spec.suites:
         try:
             protocol = suite_protocol(suite)
@@ -195,8 +201,11 @@ def cells(spec: SweepSpec, out: Path) -> list[Cell]:
             raise SweepError(f"suite {suite!r}: {exc}") from exc
         # every protocol takes the round limit and the tool pool; skills and distractors only where its prompts
         # carry them
-        takes = {"max_rounds", "tools", *protocol.honours, *(o.name for o in protocol.options)}
+        takes = {"max_rounds", *protocol.honours, *(o.name for o in protocol.options)}
+        if protocol.tools_problem("all") is None:  # MCPAgentBench's pool is its own draw: no --tools all
+            takes.add("tools")
         keys = [k for k in spec.grid if k in takes]
+        taken.update(keys)
         if spec.vary == "product":
             combos = [tuple(zip(keys, values, strict=True))
                       for values in itertools.product(*(spec.grid[k] for k in keys))]
@@ -215,6 +224,10 @@ def cells(spec: SweepSpec, out: Path) -> list[Cell]:
                 if spec.sample is not None:
                     flags["sample"], flags["sample_seed"] = spec.sample, spec.sample_seed
                 found.append(Cell(suite, model, options, folder, flags))
+    dropped = [k for k in spec.grid if k not in taken]
+    if dropped:
+        raise SweepError(f"grid option {dropped[0]!r}: no suite of this sweep takes it "
+                         f"({', '.join(spec.suites)}); vary it with a suite whose protocol has it, or leave it out")
     return found
 
 

@@ -153,6 +153,8 @@ def run(
     from mcp_persona.protocols import all_options
 
     given = dict(protocol_options or {})
+    if (os.sep in suite or suite.endswith(".json")) and Path(suite).exists():
+        suite = str(Path(suite).resolve())  # stored so: --resume from any folder finds the same tasks
     flags = dict(locals())  # the parameters alone: nothing else is bound yet
     for name in ("ctx", "protocol_options", "given", "all_options"):
         del flags[name]
@@ -210,6 +212,8 @@ def run(
     if unused:
         raise fail(f"{' and '.join(unused)} would change nothing the {protocol.name} protocol tells the agent "
                    "(its prompts do not carry them); leave them out for this suite")
+    if why := protocol.tools_problem(tools.value):
+        raise fail(why)
     if agent is AgentKind.copilot and protocol.route_library is None:
         raise fail(f"--agent copilot routes over a tool library; the {protocol.name} protocol has none "
                    "(use --suite livemcpbench)")
@@ -219,6 +223,11 @@ def run(
         tasks = tasks[:limit]
     if sample is not None:
         tasks = sample_tasks(tasks, sample, sample_seed)
+    unmakeable = [f"  task {t.id}: {p}" for t in tasks for p in protocol.gold_problems(t)]
+    if unmakeable:
+        more = f"\n  ... and {len(unmakeable) - 8} more" if len(unmakeable) > 8 else ""
+        raise fail(f"{suite}: gold calls no agent can make (fix the task file; 'mcp-persona validate --suite "
+                   f"{suite}' checks the rest):\n" + "\n".join(unmakeable[:8]) + more)
     try:
         run_skills = Skills(skills)
     except SkillsError as exc:
@@ -443,24 +452,36 @@ def sample_tasks(tasks: Sequence[Any], n: int, seed: int = 0) -> list[Any]:
 
 class terminate_as_interrupt:
     """SIGTERM handled as Ctrl-C (a run stops the same way and says how to finish it); ``exit_code`` is the
-    shell's code for the signal that stopped it (130 SIGINT, 143 SIGTERM)."""
+    shell's code for the signal that stopped it (130 SIGINT, 143 SIGTERM).
+
+    Both handlers are set here, whatever the process inherited: a job started in the background by a
+    non-interactive shell (``cmd &`` in a script, as schedulers and CI start one) inherits SIGINT *ignored*,
+    and then neither Python's Ctrl-C nor the event loop's cancellation would ever run. SIGTERM sets the exit
+    code and raises the same interrupt, through the event loop's SIGINT handler when one is in force (its
+    episodes are cancelled cleanly), else as KeyboardInterrupt in the main thread."""
 
     def __init__(self) -> None:
         self.exit_code = 130
-        self._previous: Any = None
+        self._previous: dict[int, Any] = {}
 
     def _on_term(self, signum: int, frame: Any) -> None:
         self.exit_code = 143
-        os.kill(os.getpid(), signal.SIGINT)  # the event loop's own Ctrl-C path: episodes cancelled cleanly
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)  # the event loop's (cancels the run), or Python's (raises)
+        else:
+            raise KeyboardInterrupt
 
     def __enter__(self) -> terminate_as_interrupt:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGTERM, self._on_term)
+            self._previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler),
+                              signal.SIGTERM: signal.signal(signal.SIGTERM, self._on_term)}
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGTERM, self._previous)
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
 
 def ray_episodes(address: str | None, recipe: Any, protocol: str, settings: dict[str, Any], tools: str,

@@ -50,6 +50,11 @@ def serve(
                     "headers (default 1000, at most half the open-file limit)")] = None,
     header_timeout: Annotated[float, typer.Option(
         min=0.1, help="HTTP: seconds a connection has to send a request's headers")] = 10.0,
+    body_timeout: Annotated[float, typer.Option(
+        min=0.1, help="HTTP: seconds a request has for its body, beyond what --min-body-rate earns it")] = 10.0,
+    min_body_rate: Annotated[int, typer.Option(
+        min=1, help="HTTP: bytes per second a request body must keep up: each byte received adds 1/RATE s "
+                    "to --body-timeout")] = 16384,
 ) -> None:
     """Serve a simulated app as a real MCP server (stdio, or streamable HTTP at /mcp)."""
     app = resolve_app(server)
@@ -91,7 +96,8 @@ def serve(
     mcp_server = build_server(app, context, clock)
     err.print(f"serving {server} on http://{host}:{port}/mcp" + (" (bearer token required)" if token else ""))
     serve_http(mcp_server, sock, backlog, host=host, token=token, security=security,
-               limits=ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout))
+               limits=ConnectionLimits(max_connections=max_connections, header_timeout=header_timeout,
+                                       body_timeout=body_timeout, min_body_rate=min_body_rate))
 
 
 def resolve_app(server: str) -> App:
@@ -176,22 +182,28 @@ def listen(host: str, port: int, backlog: int) -> socket.socket:
 
 
 class ConnectionLimits:
-    def __init__(self, *, max_connections: int, header_timeout: float) -> None:
+    def __init__(self, *, max_connections: int, header_timeout: float, body_timeout: float = 10.0,
+                 min_body_rate: int = 16384) -> None:
         self.max_connections = max_connections
         self.header_timeout = header_timeout
-        # connections waiting for a request's headers (new, or idle between requests), oldest first
+        self.body_timeout = body_timeout
+        self.min_body_rate = min_body_rate
+        # connections waiting on their client: for a request's headers (new, or idle between requests) or for
+        # the rest of its body; oldest first
         self.waiting: dict[Any, None] = {}
 
 
 def guarded_protocol() -> type:
-    """uvicorn's HTTP/1.1 protocol with the two bounds it lacks: it times out only idle keep-alive connections
-    (a connection that never finishes its first request's headers is kept forever) and its
+    """uvicorn's HTTP/1.1 protocol with the bounds it lacks: it times out only idle keep-alive connections (a
+    connection that never finishes its first request's headers, or its body, is kept forever) and its
     ``limit_concurrency`` answers 503 to complete requests only (and counts the slow connections as load).
+
     Here a connection gets ``header_timeout`` seconds for each request's headers (and for the rest of a request
-    answered before it was all sent, as a refused one is), and a connection beyond
-    ``max_connections`` closes the oldest one still waiting for its headers (or itself, when every open
-    connection is serving a request): a flood of slow connections cannot lock out a client that sends its
-    request at once."""
+    answered before it was all sent, as a refused one is), and ``body_timeout`` seconds for its body plus
+    1/``min_body_rate`` of a second per byte received (a large body sent at a fair rate goes through; a byte
+    every few seconds does not). A connection beyond ``max_connections`` closes the oldest one still waiting on
+    its client, for headers or body (or itself, when every open connection is being served): a flood of slow
+    connections cannot lock out a client that sends its request at once."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -199,7 +211,8 @@ def guarded_protocol() -> type:
         def __init__(self, *args: Any, limits: ConnectionLimits, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.limits = limits
-            self.header_timer: asyncio.TimerHandle | None = None
+            self.timer: asyncio.TimerHandle | None = None
+            self.body_deadline: float | None = None  # while a request's body is coming in
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -217,8 +230,10 @@ def guarded_protocol() -> type:
                 # (part of) the next request, or the rest of one already answered (a body sent after a 401):
                 # on the clock, as headers are
                 self.await_headers()
+            elif self.conn.their_state is h11.SEND_BODY:
+                self.await_body(len(data))  # headers in, body still coming: on the body's clock
             else:
-                self.stop_waiting()  # a request's headers are in, and the app is serving it
+                self.stop_waiting()  # the whole request is in, and the app is serving it
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -229,18 +244,46 @@ def guarded_protocol() -> type:
             self.stop_waiting()
             super().connection_lost(exc)
 
+        def shutdown(self) -> None:
+            """On SIGTERM: a connection still waiting on its client (headers, or a body) is closed at once, as an
+            idle one is; uvicorn would otherwise wait for the request it may never finish sending."""
+            if self in self.limits.waiting:
+                self.drop()
+            else:
+                super().shutdown()
+
         def await_headers(self) -> None:
+            if self.body_deadline is not None and self.timer is not None:  # off the body's clock, onto this one
+                self.timer.cancel()
+                self.timer = None
+            self.body_deadline = None
             self.limits.waiting[self] = None
-            if self.header_timer is None:
-                self.header_timer = self.loop.call_later(self.limits.header_timeout, self.drop)
+            if self.timer is None:
+                self.timer = self.loop.call_later(self.limits.header_timeout, self.drop)
+
+        def await_body(self, received: int) -> None:
+            """The body's deadline: ``body_timeout`` from the headers, pushed back by what each chunk brings."""
+            now = self.loop.time()
+            if self.body_deadline is None:
+                self.body_deadline = now + self.limits.body_timeout
+            self.body_deadline += received / self.limits.min_body_rate
+            self.limits.waiting[self] = None
+            if self.timer is not None:
+                self.timer.cancel()
+            self.timer = self.loop.call_at(self.body_deadline, self.drop)
 
         def stop_waiting(self) -> None:
+            self.body_deadline = None
             self.limits.waiting.pop(self, None)
-            if self.header_timer is not None:
-                self.header_timer.cancel()
-                self.header_timer = None
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
 
         def drop(self) -> None:
+            if self.body_deadline is not None and self.flow.read_paused:
+                # the server stopped reading (the app has not taken the body so far): not the client's delay
+                self.timer = self.loop.call_later(self.limits.body_timeout, self.drop)
+                return
             self.stop_waiting()
             if not self.transport.is_closing():
                 self.transport.close()
@@ -248,14 +291,57 @@ def guarded_protocol() -> type:
     return GuardedH11Protocol
 
 
+MAX_BODY_BYTES = 16 * 1024 * 1024  # a JSON-RPC message; the largest a tool's arguments reasonably take
+
+
+class WholeBody:
+    """Hands the app a request only once its whole body is in. The SDK's session manager reads a new session's
+    first request while it holds the lock every new session takes, so one body that never comes would keep
+    every other new client waiting; read here, a slow body waits alone (and is dropped by the body timeout or
+    the connection cap). A body over :data:`MAX_BODY_BYTES` is answered 413."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        chunks, size, more = [], 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                await send({"type": "http.response.start", "status": 413,
+                            "headers": [(b"content-type", b"text/plain"), (b"connection", b"close")]})
+                await send({"type": "http.response.body", "body": b"request body too large\n"})
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body, given = b"".join(chunks), False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()  # after the body: the disconnect, when it comes
+
+        await self.app(scope, replay, send)
+
+
 def serve_http(server: AppServer, sock: socket.socket, backlog: int, *, host: str, token: str | None, security: Any,
                limits: ConnectionLimits) -> None:
     import uvicorn  # only for --transport http
 
-    asgi: Any = server.streamable_http_app(host=host, transport_security=security)
+    asgi: Any = WholeBody(server.streamable_http_app(host=host, transport_security=security))
     if token:
         asgi = BearerAuth(asgi, token)
-    config = uvicorn.Config(asgi, log_level="warning", backlog=backlog,
+    # SIGTERM (uvicorn's handler) closes idle connections at once and gives requests in flight a second
+    config = uvicorn.Config(asgi, log_level="warning", backlog=backlog, timeout_graceful_shutdown=1,
                             http=partial(guarded_protocol(), limits=limits))  # type: ignore[arg-type]
     try:
         uvicorn.Server(config).run(sockets=[sock])

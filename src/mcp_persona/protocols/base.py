@@ -170,6 +170,12 @@ class Protocol:
         return {name: opt.check(given.get(name, opt.default)) for name, opt in known.items()}
 
     # -- an episode ------------------------------------------------------------------------------
+    def tools_problem(self, tools: ToolPool) -> str | None:
+        """Why this protocol builds no pool of kind ``tools`` (``--tools``), with what to use instead; None when
+        it builds one. A protocol whose pool is its own draw (MCPAgentBench's candidate list) refuses ``all``
+        rather than ignore it; its :meth:`pool` raises ValueError with the same words."""
+        return None
+
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
         raise NotImplementedError
 
@@ -180,6 +186,19 @@ class Protocol:
         if spec.tools is not None:
             return len(spec.tools)
         return sum(len(get_app(name).tool_names) for name in spec.servers)
+
+    def gold_problems(self, task: Task) -> list[str]:
+        """Gold calls naming a server or a tool that does not exist (``run`` refuses such a task before its first
+        episode: its reference replay, scoring and mutants would all rest on a call no agent can make)."""
+        from mcp_persona.apps import app_names, get_app
+
+        out = []
+        for call in task.gold_calls:
+            if call.server not in app_names():
+                out.append(f"gold call {call.qualified}: there is no server {call.server!r}")
+            elif call.tool not in get_app(call.server).tool_names:
+                out.append(f"gold call {call.qualified}: {call.server} has no tool {call.tool!r}")
+        return out
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         """The episode's environment over ``spec`` (a protocol with its own tool library opens that)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.score import Score
 from mcp_persona.scoring import EpisodeScore, by_category, suite_metrics
-from mcp_persona.store import read_form
+from mcp_persona.store import connect_read_only, read_form
 
 if TYPE_CHECKING:
     from mcp_persona.protocols import Protocol
@@ -300,9 +300,8 @@ def run_label(config: dict[str, Any]) -> str:
 
 
 def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    uri = f"file:{path.resolve()}?mode=ro"
     try:
-        db = sqlite3.connect(uri, uri=True)
+        db = connect_read_only(path)
     except sqlite3.Error as exc:
         raise RunLoadError(f"{path}: cannot open the run store: {exc}") from exc
     try:
