@@ -154,7 +154,7 @@ def test_a_formula_counts_as_its_value(tmp_path: Path, total: Any, ok: bool) -> 
     task = next(t for t in load_tasks("livemcpbench") if t.id == "office_total_cell_1")
     _budget(tmp_path / "budget_1.xlsx", total)
     assert check_file(task.spec.file_checks[0], tmp_path)[0] is ok
-    assert ("874.8" in document_text(tmp_path / "budget_1.xlsx")) is ok
+    assert ("874.8" in document_text("budget_1.xlsx", (tmp_path / "budget_1.xlsx").read_bytes())) is ok
 
 
 # -- whole episodes: the examples score 1 with their reasonable forms ---------------------------------

@@ -630,17 +630,20 @@ def test_failures_are_sorted_into_the_papers_error_taxonomy() -> None:
         [{"server_name": "weather", "tool_name": "forecast"}]))
     ran = [ToolCallEvent(round=1, server=s, tool=n, via="execute", result="{}") for s, n in gold]
     failed = [e.model_copy(update={"is_error": True}) for e in ran]
+    asked = elsewhere.model_copy(update={"arguments": {"query": "search airbnb listings"}})
     assert error_kind(t, record([routed, *ran], success=True)) is None
-    assert error_kind(t, record([elsewhere])) == "retrieval"  # the tool was never found
+    assert error_kind(t, record([elsewhere])) == "query"  # never found, never asked for
+    assert error_kind(t, record([asked])) == "retrieve"  # asked for, the retriever missed it
     assert error_kind(t, record([routed])) == "tool"  # found, never run
     assert error_kind(t, record([routed, *failed])) == "tool"  # found, run wrongly
-    assert error_kind(t, record([routed, *ran])) == "query"  # run right, answered wrong
+    assert error_kind(t, record([routed, *ran])) == "answer"  # run right, answered wrong
     assert error_kind(t, record([routed, *ran], stop="max_rounds")) == "other"
     assert error_kind(t, record([], status="error", stop="error")) == "other"
     summary = PROTOCOL.summarize(RunConfig(suite="livemcpbench", agent="copilot", model=None,
                                            protocol="livemcpbench"), [t],
                                  [record([elsewhere]).model_copy(update={"score": None, "status": "error"})])
-    assert summary["error_taxonomy"] == {"query": 0, "retrieval": 0, "tool": 0, "other": 1}
+    assert summary["error_taxonomy"] == {"query": 0, "retrieve": 0, "tool": 0, "answer": 0, "other": 1}
+    # (each kind in detail, and unreadable judge verdicts: tests/test_livemcpbench_taxonomy.py)
 
 
 @pytest.mark.slow
@@ -666,6 +669,6 @@ def test_the_generator_reproduces_the_committed_suite(tmp_path: Path) -> None:
     for name in inputs:
         ours, theirs = out / "files" / name, committed / "files" / name
         if ours.suffix in (".xlsx", ".xlsm"):
-            assert cell_values(ours) == cell_values(theirs), name
+            assert cell_values(ours.read_bytes()) == cell_values(theirs.read_bytes()), name
         else:
-            assert document_text(ours) == document_text(theirs), name
+            assert document_text(name, ours.read_bytes()) == document_text(name, theirs.read_bytes()), name

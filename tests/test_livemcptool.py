@@ -116,6 +116,26 @@ async def test_bad_input_is_rejected_with_the_field_named() -> None:
         assert ok["trains"] and ok["to_city"] == "Shanghai"
 
 
+@pytest.mark.parametrize("given", ["May 8, 2026", "2026-05-08T09:00:00", "2026/03/11", "11.03.2026"])
+async def test_a_train_date_in_another_form_is_refused_naming_the_accepted_form(given: str) -> None:
+    # the real 12306-mcp takes a date as exactly ten characters, yyyy-MM-dd: the same inputs are refused here,
+    # with the form a careful model can retry with, not the schema's bare "is too long"
+    async with open_episode(servers=["12306-mcp"], clock=CLOCK) as ep:
+        for tool, args in (("get-tickets", {"date": given, "fromStation": "Beijing", "toStation": "Shanghai"}),
+                           ("get-interline-tickets", {"date": given, "fromStation": "Beijing",
+                                                      "toStation": "Shanghai"}),
+                           ("get-train-route-stations", {"departDate": given, "trainNo": "G1",
+                                                         "fromStationTelecode": "VNP", "toStationTelecode": "AOH"})):
+            bad = await ep.call("12306-mcp", tool, args)
+            text = bad.content[0].text
+            assert bad.is_error, text
+            assert "must be YYYY-MM-DD, e.g. 2026-05-08" in text and given in text, text
+            assert "too long" not in text and "too short" not in text
+        ok = _json(await ep.call("12306-mcp", "get-tickets", {"date": "2026-03-11", "fromStation": "Beijing",
+                                                              "toStation": "Shanghai"}))
+        assert ok["date"] == "2026-03-11"
+
+
 async def test_an_unknown_server_is_refused() -> None:
     from mcp_persona.livemcptool import EpisodeError
 

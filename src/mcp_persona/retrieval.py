@@ -100,20 +100,48 @@ class BM25Scorer:
         return raw / best if best > 0 else raw
 
 
+class EmbeddingsError(RuntimeError):
+    """The embeddings endpoint cannot serve the router; the message is one line: which URL, what failed, what
+    to do."""
+
+
 class Embedder:
     """An OpenAI-compatible ``/embeddings`` endpoint (the paper used Qwen3-Embedding-0.6B); unit vectors.
-    A query is embedded once however many corpora it is scored against."""
+    A query is embedded once however many corpora it is scored against. An endpoint that refuses the request,
+    cannot be reached or answers something that is not embeddings raises :class:`EmbeddingsError`."""
 
     def __init__(self, *, base_url: str, model: str, api_key: str = "none") -> None:
         from openai import OpenAI
 
+        self.base_url = base_url
         self._client = OpenAI(base_url=base_url, api_key=api_key)
         self._model = model
         self.query = lru_cache(maxsize=256)(lambda text: self.embed([text])[0])
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        data = self._client.embeddings.create(model=self._model, input=texts).data
-        vecs = np.array([d.embedding for d in sorted(data, key=lambda d: d.index)], dtype=np.float32)
+        import openai
+
+        model = f"model {self._model!r}" if self._model else "no --embeddings-model"
+        where = f"the embeddings endpoint {self.base_url.rstrip('/')}/embeddings ({model})"
+        try:
+            data = self._client.embeddings.create(model=self._model, input=texts).data
+            vecs = np.array([d.embedding for d in sorted(data, key=lambda d: d.index)], dtype=np.float32)
+        except openai.APIStatusError as exc:
+            missing = ("the server has no such path or model: point --embeddings-url at an OpenAI-compatible API "
+                       "that serves /embeddings (usually ending in /v1) and check --embeddings-model")
+            hint = {404: missing, 405: missing, 501: missing, 401: "the endpoint wants an API key",
+                    403: "the endpoint refused the API key"}.get(
+                exc.status_code, "check --embeddings-url and --embeddings-model")
+            raise EmbeddingsError(f"{where} answered HTTP {exc.status_code}: {hint}; or leave --embeddings-url out "
+                                  "to route with BM25") from exc
+        except openai.APIConnectionError as exc:  # a timeout too
+            raise EmbeddingsError(f"{where} cannot be reached ({type(exc).__name__}: {exc}): is the server running "
+                                  "and the URL right (scheme, host, port, /v1)?") from exc
+        except (openai.OpenAIError, AttributeError, TypeError, ValueError, KeyError) as exc:
+            raise EmbeddingsError(f"{where} did not answer with embeddings ({type(exc).__name__}: {exc}): is "
+                                  "--embeddings-url an OpenAI-compatible API?") from exc
+        if vecs.ndim != 2 or len(vecs) != len(texts):
+            raise EmbeddingsError(f"{where} answered {len(vecs)} embeddings for {len(texts)} texts")
         norms = np.linalg.norm(vecs, axis=1, keepdims=True)
         return vecs / np.where(norms == 0, 1, norms)
 
@@ -169,6 +197,16 @@ class Router:
     def tool(self, server: str, tool: str) -> ToolDoc | None:
         return next((t for t in self.tools if t.server == server and t.tool == tool), None)
 
+    def tool_rank(self, query: str, server: str, tool: str) -> int | None:
+        """Where ``server:tool`` ranks among all the library's tools by its own similarity to ``query`` alone
+        (its name, description and server summary; no server gating, no cut): 1 is first, ties share the
+        better rank. None when the tool is not in the library or nothing of it matches the query."""
+        i = next((k for k, t in enumerate(self.tools) if t.server == server and t.tool == tool), None)
+        if i is None:
+            return None
+        scores = self._tool.scores(query)
+        return int((scores > scores[i]).sum()) + 1 if scores[i] > 0 else None
+
 
 def load_summaries(library: str) -> dict[str, str]:
     path = resources.files("mcp_persona") / "data" / library / "summaries.json"
@@ -194,6 +232,19 @@ def get_router(library: str = "livemcptool", embeddings_json: str = "") -> Route
     """The library's router, built on first use and kept for the process. ``embeddings_json``:
     ``{"base_url": ..., "model": ...}`` as JSON for an embeddings endpoint; empty means BM25."""
     return _library_router(library, json.loads(embeddings_json) if embeddings_json else None)
+
+
+KEYWORD_TOP = 5  # a query describes a tool when a plain keyword search puts the tool this high (of 527)
+
+
+def describes(query: str, server: str, tool: str, library: str = "livemcptool") -> bool:
+    """Whether ``query`` asks for ``server:tool`` in words a retriever should match: a plain keyword search
+    (BM25, whatever the run routed with) over every tool of the library ranks it among the first
+    :data:`KEYWORD_TOP` (:meth:`Router.tool_rank`). The task's own key points, used as queries, describe 95%
+    of the bundled suite's gold tools this way; those of a task of another domain, 2%. Lexical: a query that
+    means the tool in wholly other words ("to MP3" for "extract audio") does not describe it."""
+    rank = get_router(library).tool_rank(query, server, tool)
+    return rank is not None and rank <= KEYWORD_TOP
 
 
 def flat_schema(schema: dict[str, Any]) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 * ``gen graph``: the tool dependency graph (nodes, edges, per server), as text or ``--json``;
 * ``gen tasks``: sample tool chains, have a model write instructions, ground them in user contexts,
-  fuzzify, validate, and write candidates to a review file (JSONL);
+  fuzzify, validate, and write candidates to a review file (JSONL); a run that makes no candidate writes
+  nothing and exits 1 with the reason and what to try;
 * ``gen import``: validate the candidates a person accepted and write them to a suite folder.
 """
 
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from mcp_persona.cli.common import console, err, fail
+from mcp_persona.cli.common import console, err, error_line, fail
 
 gen_app = typer.Typer(no_args_is_help=True, help="Generate candidate tasks with a model, review them, import them.")
 
@@ -82,7 +83,8 @@ def tasks(
     api_key_env: Annotated[str | None, typer.Option(help="environment variable holding the API key")] = None,
     quiet: Annotated[bool, typer.Option(help="no line per chain, only the summary")] = False,
 ) -> None:
-    """Generate candidate tasks into a review file; a person then marks each accepted or rejected."""
+    """Generate candidate tasks into a review file; a person then marks each accepted or rejected. Exits 1
+    (writing nothing) when no candidate was made, saying why."""
     import anyio
 
     from mcp_persona.llm import make_client
@@ -111,14 +113,52 @@ def tasks(
         candidates, stats = anyio.run(go)
     except Exception as exc:  # a model endpoint failing mid-run
         raise fail(f"generation failed: {type(exc).__name__}: {exc}") from exc
+    made = len(candidates)
     if valid_only:
         candidates = [c for c in candidates if not c.problems]
-    written = write_review(out, candidates)
     info = stats.to_json()
-    console.print(f"{info['chains']} chains sampled, {info['prototyped']} prototyped, {info['enriched']} grounded; "
-                  f"{info['valid']} pass validation as generated; wrote {written} candidates to {out}")
+    counts = (f"{info['chains']} chains sampled, {info['prototyped']} prototyped, {info['enriched']} grounded; "
+              f"{info['valid']} pass validation as generated")
+    if not candidates:  # nothing to review: say why, keep any earlier review file, fail
+        console.print(counts, markup=False)
+        for why, count in sorted(info["dropped"].items(), key=lambda kv: -kv[1]):
+            console.print(f"  dropped {count}: {why}", markup=False)
+        error_line(no_candidate_reason(info, made=made, valid_only=valid_only, servers=names, min_len=min_len,
+                                       max_len=max_len, cross_server=cross_server) + f" ({out} not written)")
+        raise typer.Exit(1)
+    written = write_review(out, candidates)
+    console.print(f"{counts}; wrote {written} candidates to {out}", markup=False)
     for why, count in sorted(info["dropped"].items(), key=lambda kv: -kv[1]):
         console.print(f"  dropped {count}: {why}", markup=False)
+
+
+def no_candidate_reason(info: dict[str, Any], *, made: int, valid_only: bool, servers: list[str], min_len: int,
+                        max_len: int, cross_server: bool) -> str:
+    """One line for a ``gen tasks`` run that made no candidate: at which stage everything fell out, and what to
+    try instead."""
+    chains, dropped = int(info["chains"]), dict(info["dropped"])
+    if made and valid_only:
+        return (f"no candidate task: {made} were made but none passes validation, and --valid-only keeps only "
+                "those that do; drop --valid-only to review and fix them, or try another --seed")
+    if not chains:
+        span = f"{min_len}" if min_len == max_len else f"{min_len} to {max_len}"
+        return (f"no candidate task: no chain of {span} tool calls using a personalized tool could be sampled from "
+                f"{', '.join(servers)}{'' if cross_server else ' (one server per chain)'}; try other or more "
+                "--servers, --cross-server, or a wider --min-len/--max-len")
+    if dropped.get("unrealistic", 0) >= chains:
+        return (f"no candidate task: the model judged all {chains} sampled chains unrealistic; drop --realism-check, "
+                "or try another --seed or more --servers")
+    causes = ", ".join(f"{why} ({count})" for why, count in sorted(dropped.items(), key=lambda kv: -kv[1]))
+    tips = []
+    if any(why.startswith("model error") for why in dropped):
+        tips.append("check the model endpoint (mcp-persona doctor --model ...)")
+    if "malformed prototype" in dropped:
+        tips.append("use a model that follows the JSON format")
+    if "no shared persona" in dropped:
+        tips.append("pick servers that share a persona or give --persona")
+    tips.append("try another --seed or a larger --n")
+    return f"no candidate task: all {chains} sampled chains were dropped ({causes or 'no reason recorded'}); " \
+           + "; ".join(tips)
 
 
 @gen_app.command("import")

@@ -21,13 +21,15 @@ def route(
     embeddings_model: Annotated[str, typer.Option(help="the embedding model at --embeddings-url")] = "",
 ) -> None:
     """Rank a library's tools for a query (BM25, LiveMCPBench's server/tool weighting)."""
-    from mcp_persona.retrieval import get_router
+    from mcp_persona.retrieval import EmbeddingsError, get_router
 
     spec = json.dumps({"base_url": embeddings_url, "model": embeddings_model}) if embeddings_url else ""
     try:
         hits = get_router(library, spec).route(query, top=top)
     except KeyError as exc:
         raise fail(str(exc.args[0])) from exc
+    except EmbeddingsError as exc:  # one line: the URL, what failed, what to do
+        raise fail(str(exc)) from exc
     if as_json:
         typer.echo(json.dumps([h.to_dict() for h in hits], indent=2))
         return

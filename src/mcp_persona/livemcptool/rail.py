@@ -19,7 +19,10 @@ its second-class fare over the whole route):
 
 Dates must be within the booking window (today to 14 days ahead, 12306's presale period); a station
 a train does not serve, an unknown name or code, or a date outside the window is an error that says
-what is accepted. Fares for part of a route are the route's fare in proportion to the distance.
+what is accepted. A date is taken only as the real server takes it, ``YYYY-MM-DD`` (its schema wants
+exactly ten characters); one in another form ("May 8, 2026", "2026-05-08T09:00:00") is refused with that
+form named, not with the schema's bare "is too long". Fares for part of a route are the route's fare in
+proportion to the distance.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from mcp_persona.apps._normalize import fold, same_name
-from mcp_persona.apps.base import AppEnv, ToolFailure
+from mcp_persona.apps.base import AppEnv, FieldViolation, ToolFailure
 from mcp_persona.livemcptool.catalogue import ToolEntry
 from mcp_persona.livemcptool.engine import CatalogueApp, datasets
 
@@ -39,6 +42,8 @@ TIMEZONE = "Asia/Shanghai"
 SORT_FLAGS = ("startTime", "arriveTime", "duration")
 MIN_CHANGE_MINUTES = 20
 _FILTERS = {"G": ("G", "C"), "D": ("D",), "Z": ("Z",), "T": ("T",), "K": ("K",)}
+DATE_PARAMS = ("date", "departDate")
+DATE_FORM = "YYYY-MM-DD, e.g. 2026-05-08"
 
 Station = dict[str, str]
 Train = dict[str, Any]
@@ -66,6 +71,18 @@ class RailApp(CatalogueApp):
         if handler is None:
             return super().run(env, tool, args)
         return handler(env, args)
+
+    def violations(self, tool: ToolEntry, arguments: dict[str, Any]) -> list[FieldViolation]:
+        """The schema's violations, a date's length (``minLength``/``maxLength`` 10) told as the form a date
+        takes: the same inputs are refused, the message names what to send instead."""
+        out = []
+        for v in super().violations(tool, arguments):
+            value = arguments.get(v.field)
+            if v.field in DATE_PARAMS and isinstance(value, str) and len(value) != 10:
+                v = FieldViolation(v.field, v.kind, f"{value!r} is not a date in the accepted form: "
+                                                    f"{v.field} must be {DATE_FORM}")
+            out.append(v)
+        return out
 
     # -- stations ------------------------------------------------------------------------------------
     @staticmethod
@@ -145,7 +162,7 @@ class RailApp(CatalogueApp):
         try:
             day = date.fromisoformat(text)
         except ValueError:
-            raise ToolFailure(f"{param}: {text!r} is not a date YYYY-MM-DD", kind="type") from None
+            raise ToolFailure(f"{param}: {text!r} is not a date; {param} must be {DATE_FORM}", kind="type") from None
         first = self._today(env)
         last = first + timedelta(days=PRESALE_DAYS)
         if not first <= day <= last:

@@ -15,7 +15,9 @@
   LiveMCPEval alone, the default), ``rules``, or ``both``. An unparseable verdict is a failure and is
   counted; rule and judge success are both reported whatever decides.
 * Reported: success rate overall and per domain, the paper's efficiency table (steps, tools used,
-  execute calls, route calls) and tokens / cost.
+  execute calls, route calls) and tokens / cost, and the failures in the paper's error taxonomy (query,
+  retrieve, tool, other, and ours: answer; see :func:`~mcp_persona.protocols.livemcpbench.scoring.error_kind`);
+  a failure that rests on an unusable judge verdict is ``unjudged``, in no kind.
 """
 
 from __future__ import annotations
@@ -26,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
 from mcp_persona.protocols.livemcpbench.paper import PAPER_TABLES
-from mcp_persona.protocols.livemcpbench.scoring import ERROR_KINDS, efficiency, error_kind, evidence, rule_checks
+from mcp_persona.protocols.livemcpbench.scoring import (
+    ERROR_KINDS,
+    UNJUDGED,
+    efficiency,
+    error_kind,
+    evidence,
+    rule_checks,
+)
 from mcp_persona.protocols.livemcpbench.spec import DOMAINS, LiveMCPBenchSpec
 from mcp_persona.score import Check, Score
 from mcp_persona.scoring.grounding import answer_dump
@@ -82,9 +91,9 @@ class LiveMCPBenchProtocol(Protocol):
 
         out = []
         for name in task.spec.input_files:
-            path = suite_files(task) / name
-            sheets = list(cell_values(path)) if path.suffix.lower() in (".xlsx", ".xlsm") else []
-            out.append((name, document_text(path), sheets))
+            data = (suite_files(task) / name).read_bytes()  # the suite's own input, not an episode's output
+            sheets = list(cell_values(data)) if name.lower().endswith((".xlsx", ".xlsm")) else []
+            out.append((name, document_text(name, data), sheets))
         return out
 
     async def validate_task(self, task: Task) -> list[str]:
@@ -134,6 +143,17 @@ class LiveMCPBenchProtocol(Protocol):
 
         entries = catalogue()
         return len(spec.tools) if spec.tools is not None else sum(len(entries[n].tool_names) for n in spec.servers)
+
+    def gold_problems(self, task: Task) -> list[str]:
+        from mcp_persona.livemcptool import catalogue
+
+        entries, out = catalogue(), []
+        for call in task.gold_calls:
+            if call.server not in entries:
+                out.append(f"gold call {call.qualified}: the library has no server {call.server!r}")
+            elif entries[call.server].tool(call.tool) is None:
+                out.append(f"gold call {call.qualified}: {call.server} has no tool {call.tool!r}")
+        return out
 
     def environment(self, task: Task, tools: ToolPool, spec: PoolSpec) -> Environment:
         return LibraryEnvironment(task, tools=tools, library="livemcptool", pool=spec)
@@ -228,8 +248,10 @@ class LiveMCPBenchProtocol(Protocol):
             "uncertainty": self.uncertainty(rows),
             "by_domain": {d: aggregate([x for x in rows if x["domain"] == d]) for d in DOMAINS},
             "judge": judge_stats(config, records),
-            # why the failed episodes failed, in the paper's taxonomy (query, retrieval, tool, other)
+            # why the failed episodes failed, in the paper's taxonomy (query, retrieve, tool, answer, other);
+            # failures resting on an unusable judge verdict apart, in no kind
             "error_taxonomy": error_taxonomy(records, by_id),
+            "unjudged_failures": sum(row["error_kind"] == UNJUDGED for row in rows),
             "episodes": rows,
         }
 
@@ -248,16 +270,36 @@ class LiveMCPBenchProtocol(Protocol):
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         kinds = summary.get("error_taxonomy") or {}
-        return ["failures by kind: " + " · ".join(f"{k} {v}" for k, v in kinds.items())] if any(kinds.values()) else []
+        lines = []
+        if any(kinds.values()):
+            lines.append("failures by kind (LiveMCPBench's taxonomy): " + " · ".join(
+                f"{KIND_LABELS.get(k, k)} {v}" for k, v in kinds.items()))
+        if unjudged := summary.get("unjudged_failures"):
+            lines.append(f"unjudged {unjudged}: failed only because the judge's verdict could not be read "
+                         "(unparseable or errored); counted in no kind")
+        return lines
+
+
+# the report's label of each error kind (the summary's "failures by kind" line)
+KIND_LABELS = {
+    "query": "query (the route query did not describe a needed tool)",
+    "retrieve": "retrieve (described, the retriever did not return it)",
+    "tool": "tool (found, never run successfully)",
+    "answer": "answer (every needed tool ran, the result is wrong; the paper's other)",
+    "other": "other (errored, or out of rounds)",
+}
+
 
 def episode_row(record: EpisodeRecord, task: Task) -> dict[str, Any]:
-    """An errored episode is a failure with the efficiency of whatever it did."""
+    """An errored episode is a failure with the efficiency of whatever it did. ``error_kind``: why a failed
+    episode failed (:func:`~mcp_persona.protocols.livemcpbench.scoring.error_kind`; ``unjudged`` when the judge's
+    verdict could not be read), None for a success."""
     score = record.score.detail if record.status == "ok" and record.score is not None else None
     eff = efficiency(record.trajectory)
     return {"task_id": task.id, "epoch": record.epoch, "domain": task.spec.category,
             "success": bool(score and score["success"]), "rule_success": bool(score and score["rule_success"]),
             "judge_success": score.get("judge_success") if score else None, "acc": score["acc"] if score else 0.0,
-            "status": record.status, "error": record.error, **eff}
+            "status": record.status, "error": record.error, "error_kind": error_kind(task, record), **eff}
 
 
 def aggregate(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -277,8 +319,9 @@ PROTOCOL = LiveMCPBenchProtocol()
 
 
 def error_taxonomy(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
+    """Failed episodes by error kind; those whose failure rests on an unusable judge verdict are in none."""
     counts = dict.fromkeys(ERROR_KINDS, 0)
     for r in records:
-        if (kind := error_kind(tasks[r.task_id], r)) is not None:
+        if (kind := error_kind(tasks[r.task_id], r)) in counts:
             counts[kind] += 1
     return counts

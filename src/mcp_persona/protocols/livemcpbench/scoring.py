@@ -26,6 +26,7 @@ from mcp_persona.protocols.livemcpbench.spec import FileCheck, StateCheck
 from mcp_persona.scoring.grounding import Evidence
 from mcp_persona.scoring.match import holds_all, value_matches
 from mcp_persona.scoring.normalize import appears_in
+from mcp_persona.scoring.outputs import OutputRefused, read_output
 from mcp_persona.tasks import OtherCheckpoint, SearchCheckpoint, Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
@@ -37,33 +38,33 @@ class FileReadError(ValueError):
     pass
 
 
-def document_text(path: Path) -> str:
-    """Every piece of text a document holds, one unit per line: a paragraph or a line of text, a table row or a
-    sheet row (its cells joined by `` | ``), a slide (its shapes' texts joined). A spreadsheet cell reads as
-    its value: a formula as what it computes (:func:`cell_values`)."""
-    suffix = path.suffix.lower()
+def document_text(name: str, data: bytes) -> str:
+    """Every piece of text a document (``data``, the file ``name``'s bytes) holds, one unit per line: a
+    paragraph or a line of text, a table row or a sheet row (its cells joined by `` | ``), a slide (its shapes'
+    texts joined). A spreadsheet cell reads as its value: a formula as what it computes (:func:`cell_values`)."""
+    suffix = Path(name).suffix.lower()
     try:
         if suffix in (".xlsx", ".xlsm"):
             return "\n".join(" | ".join(_shown(v) for v in row if v is not None)
-                             for rows in cell_values(path).values() for row in rows)
+                             for rows in cell_values(data).values() for row in rows)
         if suffix == ".docx":
             from docx import Document
 
-            doc = Document(str(path))
+            doc = Document(io.BytesIO(data))
             parts = [p.text for p in doc.paragraphs]
             parts += [" | ".join(c.text for c in row.cells) for t in doc.tables for row in t.rows]
             return "\n".join(parts)
         if suffix == ".pptx":
             from pptx import Presentation
 
-            return "\n".join(_slide_texts(Presentation(str(path))))
+            return "\n".join(_slide_texts(Presentation(io.BytesIO(data))))
         if suffix == ".csv":
-            rows = csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig")))
+            rows = csv.reader(io.StringIO(data.decode("utf-8-sig")))
             return "\n".join(" | ".join(row) for row in rows)
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except Exception as exc:  # a corrupt document is a failed check, with the reason kept
-        raise FileReadError(f"{path.name} is not a readable {suffix or 'text'} file: {type(exc).__name__}: {exc}")\
-            from exc
+        raise FileReadError(f"{Path(name).name} is not a readable {suffix or 'text'} file: {type(exc).__name__}: "
+                            f"{exc}") from exc
 
 
 def _shown(value: Any) -> str:
@@ -87,14 +88,14 @@ def _slide_texts(prs: Any) -> list[str]:
     return out
 
 
-def cell_values(path: Path) -> dict[str, list[list[Any]]]:
+def cell_values(data: bytes) -> dict[str, list[list[Any]]]:
     """Each sheet's rows of cell values, a formula read as what it computes: the value the spreadsheet program
     cached when it saved the file, else the formula evaluated as the simulated Excel server evaluates it
     (same-sheet references and ranges, + - * / ^, SUM, AVERAGE, MIN, MAX, ROUND, ...; None when it cannot be)."""
     from openpyxl import load_workbook
 
-    raw = load_workbook(path, data_only=False)
-    cached = load_workbook(path, data_only=True)
+    raw = load_workbook(io.BytesIO(data), data_only=False)
+    cached = load_workbook(io.BytesIO(data), data_only=True)
     return {ws.title: _sheet_values(ws, cached[ws.title]) for ws in raw.worksheets}
 
 
@@ -121,11 +122,11 @@ def _sheet_values(ws: Any, saved: Any) -> list[list[Any]]:
     return [[value(c.coordinate) for c in row] for row in ws.iter_rows()]
 
 
-def _cell(path: Path, ref: str) -> Any:
+def _cell(data: bytes, ref: str) -> Any:
     from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 
     sheet, _, cell = ref.rpartition("!")
-    sheets = cell_values(path)
+    sheets = cell_values(data)
     rows = sheets[sheet] if sheet else next(iter(sheets.values()))
     col, row = coordinate_from_string(cell.upper())
     try:
@@ -138,11 +139,9 @@ def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
     """(passed, why) for one file check. Values are looked for as answers are
     (:func:`~mcp_persona.scoring.normalize.appears_in`: numbers as numbers, markdown emphasis dropped); a
     group of ``together`` must share one line of :func:`document_text` (a row, a slide)."""
-    path = workdir / check.path
-    if not path.is_file():
-        return False, f"{check.path} does not exist"
     try:
-        text = document_text(path)
+        data = read_output(workdir, check.path)  # never through a link the model planted
+        text = document_text(check.path, data)
         missing = [v for v in check.contains if not appears_in(v, text)]
         if missing:
             return False, f"{check.path} lacks {missing}"
@@ -154,16 +153,16 @@ def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
         if present:
             return False, f"{check.path} should not hold {present}"
         for ref, want in check.cells.items():
-            got = _cell(path, ref)
+            got = _cell(data, ref)
             if not value_matches(want, got):
                 return False, f"{check.path} {ref} is {got!r}, expected {want!r}"
         if check.min_slides is not None:
             from pptx import Presentation
 
-            n = len(Presentation(str(path)).slides)
+            n = len(Presentation(io.BytesIO(data)).slides)
             if n < check.min_slides:
                 return False, f"{check.path} has {n} slides, expected at least {check.min_slides}"
-    except (FileReadError, KeyError) as exc:
+    except (FileReadError, OutputRefused, KeyError) as exc:
         return False, str(exc)
     return True, "ok"
 
@@ -245,38 +244,65 @@ def efficiency(trajectory: Trajectory) -> dict[str, int]:
     }
 
 
-ERROR_KINDS = ("query", "retrieval", "tool", "other")
+# LiveMCPBench's error taxonomy (its §Error Analysis), each failed episode in exactly one kind; ``answer`` is
+# ours: the paper's annotators put such a failure under "other" (see :func:`error_kind`)
+ERROR_KINDS = ("query", "retrieve", "tool", "answer", "other")
+UNJUDGED = "unjudged"  # not an error kind: the failure rests on a judge verdict that could not be read
 
 
 def error_kind(task: Task, record: EpisodeRecord) -> str | None:
-    """Why a failed episode failed, in the paper's taxonomy (None for a success), from its record alone:
+    """Why a failed episode failed, in LiveMCPBench's taxonomy (None for a success), from its record alone.
+    The tools a task needs are its gold calls' tools; the first stage that went wrong decides:
 
+    * ``unjudged`` (:data:`UNJUDGED`, not an error kind): success was the judge's to decide (``--success
+      judge``, or ``both`` with the rules passed) and its verdict was unparseable or errored: nobody said
+      the episode failed, so it is not classified;
     * ``other``: the episode errored, or ended without an answer (out of rounds);
-    * ``retrieval``: a tool the task needs was never found (no route result named it and it was never called);
+    * ``query``: a needed tool was never found (no route result named it, never called) and no route query of
+      the episode described it (:func:`mcp_persona.retrieval.describes`: a plain keyword search would rank it
+      among the library's first five for that query); an agent that never routed never asked for it;
+    * ``retrieve``: every needed tool not found was described by some route query, yet the route results
+      never named it: the retriever missed it;
     * ``tool``: every needed tool was found, but one never ran successfully (a wrong call, refused arguments);
-    * ``query``: every needed tool ran, yet the result is wrong: the request was misread.
+    * ``answer``: every needed tool ran, and the answer (or the files it made) is still wrong.
     """
     if record.status == "ok" and record.score is not None and record.score.value("success"):
         return None
+    from mcp_persona.retrieval import describes
+
+    detail = record.score.detail if record.status == "ok" and record.score is not None else {}
+    if detail.get("judge_status") not in (None, "ok"):
+        rule = detail.get("success_rule") or "judge"
+        if rule == "judge" or (rule == "both" and detail.get("rule_success")):
+            return UNJUDGED
     trajectory = record.trajectory
     if record.status != "ok" or trajectory.stop_reason != "answered":
         return "other"
-    needed = {(c.server, c.tool) for c in task.gold_calls}
+    needed = list(dict.fromkeys((c.server, c.tool) for c in task.gold_calls))
+    queries: list[str] = []
     found: set[tuple[str, str]] = set()
     ran: set[tuple[str, str]] = set()
     for call in trajectory.tool_calls:
-        if call.via == "route" and not call.is_error:
+        if call.via == "route":
+            query = (call.arguments or {}).get("query")
+            if isinstance(query, str) and query.strip():
+                queries.append(query)
+            if call.is_error:
+                continue
             try:
                 hits = json.loads(call.result)
             except json.JSONDecodeError:
                 hits = []
-            found |= {(h.get("server_name"), h.get("tool_name")) for h in hits if isinstance(h, dict)}
+            if isinstance(hits, list):
+                found |= {(h.get("server_name"), h.get("tool_name")) for h in hits if isinstance(h, dict)}
         elif call.server is not None:
             found.add((call.server, call.tool))
             if not call.is_error:
                 ran.add((call.server, call.tool))
-    if needed - found:
-        return "retrieval"
-    if needed - ran:
+    missing = [t for t in needed if t not in found]
+    if missing:
+        asked = all(any(describes(q, server, tool) for q in queries) for server, tool in missing)
+        return "retrieve" if asked else "query"
+    if any(t not in ran for t in needed):
         return "tool"
-    return "query"
+    return "answer"
