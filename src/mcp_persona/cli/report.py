@@ -53,17 +53,21 @@ def report(
 
 
 def failure_counts(runs: list[Any]) -> dict[str, dict[str, int]] | None:
-    """run label -> failure mode -> count, for the heatmap (its first column ``correct``: the episodes that passed,
-    as LiveMCP-101's figure has it); None when no run has a failed episode."""
+    """run label -> failure mode -> count, for the heatmap (its first column ``correct``: the episodes that passed
+    by their own protocol's verdict, as LiveMCP-101's figure has it); None when no run has a failed episode."""
     counts = {r.label: {"correct": correct(r), **r.failure_modes} for r in runs}
     return counts if any(sum(n for k, n in c.items() if k != "correct") for c in counts.values()) else None
 
 
 def correct(run: Any) -> int:
-    """Episodes of the run that passed: scored, and not among the failed ones the failure modes count."""
-    s = run.summary
-    failed = int((s.get("failure_modes") or {}).get("failed") or 0)
-    return max(0, int(s.get("n_episodes") or 0) - int(s.get("n_errors") or 0) - failed)
+    """Episodes of the run that passed by its own protocol's verdict (LiveMCP-101: a result score of 1, its TSR;
+    MCPAgentBench: a finished task; persona: SR-0.8). Not "scored and not among the failure modes' failed": that
+    count is persona's Acc below 1, and a protocol without failure modes would count every scored episode."""
+    protocol = run.protocol
+    rows = {(r.get("task_id"), int(r.get("epoch") or 0)): r for r in run.summary.get("episodes") or []}
+    # an episode without its summary row has no headline values: not counted as passed
+    return sum(1 for e in run.episodes
+               if e.status == "ok" and protocol.verdict(rows.get((e.task_id, e.epoch)), e.score).passed)
 
 
 def _write(path: Path, text: str) -> None:

@@ -17,9 +17,12 @@
 * judge (``--judge PROVIDER:MODEL``): the Likert result judge (the agent's answer against the reference
   run's answer) and trajectory judge (its calls against the reference run's calls), each 1..5 as (s - 1) / 4.
   The judge's result score replaces the rule one; an unparseable or failed verdict keeps the rule score (and
-  says so), never a guess. Both result scores are kept, and the run reports their agreement;
+  says so), never a guess. Both result scores are kept, and the run reports their agreement; the summary
+  counts the verdicts that did not parse (``judge_unparseable``, per judge in ``judge``) and the console
+  says how many;
 * run metrics: TSR (share of result score 1), ARS (mean result score), ATS (trajectory score: an LLM
-  judge's, null under rules), by difficulty, and the failure modes of failed episodes.
+  judge's, null under rules), by difficulty, and the failure modes of failed episodes: those short of the
+  task success (result score below 1), not of persona's Acc.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from mcp_persona.protocols.base import (
 )
 from mcp_persona.protocols.livemcp101.paper import PAPER_TABLES
 from mcp_persona.protocols.livemcp101.spec import LiveMCP101Spec
-from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes
+from mcp_persona.protocols.persona import PersonaProtocol, episode_score, failure_modes, verdict_stats
 from mcp_persona.protocols.persona.failures import FAILURE_MODES
 from mcp_persona.score import Score
 from mcp_persona.scoring import by_category, suite_metrics
@@ -177,11 +180,26 @@ class LiveMCP101Protocol(PersonaProtocol):
         return score
 
     async def judge(self, task: Task, record: EpisodeRecord, judging: Judging | None) -> EpisodeRecord:
-        from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
+        from mcp_persona.protocols.persona.failures import FailureJudge, diagnose
 
         record = await super().judge(task, record, judging)  # checkpoint verdicts, strict pass, failure mode
-        if judging is None or record.score is None:
+        if record.score is None:
             return record
+        if judging is not None:
+            record = await self.judge_result(task, record, judging)
+        assert record.score is not None
+        if record.failure is None and failed(record.score.detail):
+            # short of TSR with every checkpoint met: persona's pass (Acc below 1) never diagnosed it
+            judge = judging.judge(FailureJudge) if judging is not None else None
+            failure = (await diagnose(task, record.trajectory, record.score.detail, judge=judge)).to_dict()
+            record = record.model_copy(update={"failure": failure})
+        return record
+
+    async def judge_result(self, task: Task, record: EpisodeRecord, judging: Judging) -> EpisodeRecord:
+        """The record with the Likert result and trajectory verdicts merged into its (checkpoint-judged) score."""
+        from mcp_persona.protocols.livemcp101.judges import LikertResultJudge, LikertTrajectoryJudge
+
+        assert record.score is not None
         score = dict(record.score.detail)  # the checkpoint-judged score's
         # the checkpoint mean as the judge decided it (a guessed or pasted answer keeps its answer-blind mean)
         score["rule_result_score"] = rule_result_score(score)
@@ -198,6 +216,11 @@ class LiveMCP101Protocol(PersonaProtocol):
         else:  # an unreadable verdict is recorded, never guessed: the rule score stands
             score["result_score"], score["result_source"] = score["rule_result_score"], f"rules (judge {result.status})"
         score["trajectory_score"] = trajectory.score if trajectory.ok else None
+        # the verdicts that could not be used, added to the checkpoint judge's counts (the summary adds them up)
+        score["judge_unparseable"] = int(score.get("judge_unparseable") or 0) + sum(
+            v.status == "unparseable" for v in (result, trajectory))
+        score["judge_errors"] = int(score.get("judge_errors") or 0) + sum(
+            v.status == "error" for v in (result, trajectory))
         return record.model_copy(update={"score": self.scored(task, score), "verdicts": verdicts})
 
     def agreement_items(self, records: Sequence[EpisodeRecord]) -> AgreementItems:
@@ -245,7 +268,9 @@ class LiveMCP101Protocol(PersonaProtocol):
             "by_difficulty": {d: metrics([r for r in rows if r["difficulty"] == d]) for d in TIERS},
             "by_category": {c: cats.get(c, {}) | metrics([r for r in rows if r["category"] == c])
                             for c in sorted({r["category"] for r in rows})},
-            "failure_modes": failure_modes(records, by_id),
+            "failure_modes": failure_modes(records, by_id, failed=failed),
+            "judge": judge_summary(config, records),
+            "judge_unparseable": sum(unparseable(r) for r in records),
             "episodes": rows,
         }
 
@@ -273,7 +298,42 @@ class LiveMCP101Protocol(PersonaProtocol):
         modes = ", ".join(f"{k} {counts[k]}" for k in [*FAILURE_MODES, "undecided"] if counts.get(k)) or "none"
         how = f" (of {counts['failed']} failed: {counts['by_rules']} by rules, {counts['by_judge']} by a judge)" \
             if counts.get("failed") else ""
-        return [f"failure modes: {modes}{how} · reference run errors {summary.get('n_reference_errors', 0)}"]
+        lines = [f"failure modes: {modes}{how} · reference run errors {summary.get('n_reference_errors', 0)}"]
+        judge = summary.get("judge") or {}
+        if judge.get("n_verdicts"):
+            which = ", ".join(f"{k} {v['unparseable']}" for k, v in judge["by_judge"].items() if v["unparseable"])
+            lines.append(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used · "
+                         f"{judge['n_unparseable']} did not parse{f' ({which})' if which else ''}, recorded as "
+                         f"unparseable, never guessed (the rule score stands) · {judge['n_errors']} errored")
+        return lines
+
+
+def failed(score: Mapping[str, Any]) -> bool:
+    """Short of the task success TSR counts (a result score of 1): what LiveMCP-101's failure analysis covers."""
+    return (score.get("result_score") or 0.0) < 1.0
+
+
+def unparseable(record: EpisodeRecord) -> int:
+    """The episode's judge verdicts that did not parse: its scores' and its failure diagnosis'."""
+    from mcp_persona.report.summary import judge_verdicts
+
+    return sum(1 for v in judge_verdicts(record) if v.get("status") == "unparseable")
+
+
+def judge_summary(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
+    """How the run's LLM judges fared (checkpoint, result, trajectory, failure mode): verdicts used, unparseable
+    (recorded as such; the rule score stands), errored, in all and per judge."""
+    from mcp_persona.report.summary import judge_verdicts
+
+    verdicts = [v for r in records for v in judge_verdicts(r)]
+    by_judge: dict[str, dict[str, int]] = {}
+    for v in verdicts:
+        counts = by_judge.setdefault(str(v.get("judge") or "?"), {"n": 0, "ok": 0, "unparseable": 0, "error": 0})
+        counts["n"] += 1
+        if v.get("status") in counts:
+            counts[v["status"]] += 1
+    return verdict_stats(config, verdicts) | {"by_judge": by_judge}
+
 
 def executed_plan(trajectory: Trajectory) -> list[list[str]]:
     """The calls a run made as ``server:tool``, one list per round (calls in one round ran in parallel)."""

@@ -27,11 +27,15 @@ from mcp_persona.judges.schemas import LikertVerdict, likert_to_score
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import Trajectory
 
-RESULT_VERSION = "likert-result/1"
+RESULT_VERSION = "likert-result/2"  # /2: the paper's 2% tolerance for values read moments apart (was 1%)
 TRAJECTORY_VERSION = "likert-trajectory/1"
 TRAJECTORY_EXECUTED_VERSION = "likert-trajectory/1+execution"  # the reference shown as executed, not as planned
 
-RESULT_SYSTEM = """\
+# How far a value that changes over time may be from the reference run's and still be right: the two runs read
+# it moments apart. The paper's own judge example accepts $118 for a reference $120 (1.7% off), so no less.
+VALUE_TOLERANCE = 0.02
+
+RESULT_SYSTEM = f"""\
 You rate how well an AI agent's final answer solves a user's request, by comparing it with a reference
 answer produced by a reference run that followed a validated plan on the same tools and data.
 
@@ -49,8 +53,10 @@ How to judge:
    nor hurts.
 3. A value that differs only in format (units written differently, date format, thousands separators,
    rounding of the last digit) is the same value. A value that changes over time (a price, a rate, a count,
-   a forecast) may differ from the reference by a small amount, at most 1% or the tolerance the request
-   states, and still be right: the two runs may have read it moments apart. A larger difference is an error.
+   a forecast) may differ from the reference by a small amount, up to {VALUE_TOLERANCE:.0%} of the reference
+   value or the tolerance the request states if larger, and still be right: the two runs may have read it
+   moments apart. For example, an answer of $118 where the reference says $120 matches. A larger difference
+   is an error.
 4. An answer that claims work was done is rated on the claimed results only; it gets no credit for
    effort described."""
 

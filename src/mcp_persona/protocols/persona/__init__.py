@@ -4,10 +4,11 @@ scoring (Acc, SR-0.8, Exec-Acc) with an optional LLM judge, failure modes."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from mcp_persona.judges.parse import JudgeVerdict
 from mcp_persona.protocols.base import (
     AgreementItems,
     PoolSpec,
@@ -288,7 +289,12 @@ def undecided(record: EpisodeRecord) -> int:
 
 def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str, Any]:
     """How the LLM judge fared: verdicts used, unparseable (never guessed), errored, retried; tokens."""
-    verdicts = [v for r in records for v in r.verdicts]
+    return verdict_stats(config, [v for r in records for v in r.verdicts])
+
+
+def verdict_stats(config: RunConfig, verdicts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """:func:`judge_stats` over the given stored verdicts (a protocol may count more judges than the
+    checkpoint judge's)."""
     usage = [v.get("usage") or {} for v in verdicts]
     costs = [v.get("cost_usd") for v in verdicts]
     return {
@@ -305,15 +311,22 @@ def judge_stats(config: RunConfig, records: Sequence[EpisodeRecord]) -> dict[str
     }
 
 
-def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, int]:
-    """LiveMCP-101's failure modes over the failed episodes (stored diagnoses; rules for older records)."""
+def failure_modes(records: Sequence[EpisodeRecord], tasks: dict[str, Task],
+                  failed: Callable[[Mapping[str, Any]], bool] = is_failed) -> dict[str, int]:
+    """LiveMCP-101's failure modes over the failed episodes (stored diagnoses; rules for older records and for
+    episodes never diagnosed). ``failed``: which scored episodes failed, by the protocol's own success (persona:
+    Acc below 1)."""
     found = []
     for r in records:
-        if r.status != "ok" or r.score is None or not is_failed(r.score.detail):
+        if r.status != "ok" or r.score is None or not failed(r.score.detail):
             continue
         if r.failure is not None:
+            # the stored verdict too: without it an unparseable failure-mode verdict counted as none (read as
+            # stored, unvalidated: a record of an older version still counts)
+            verdict = r.failure.get("verdict")
             found.append(FailureClassification(r.failure.get("mode"), r.failure.get("source", "rules"),
-                                               r.failure.get("evidence") or []))
+                                               r.failure.get("evidence") or [],
+                                               JudgeVerdict.model_construct(**verdict) if verdict else None))
         else:
             assert r.score is not None
             found.append(classify_failure(tasks[r.task_id], r.trajectory, r.score.detail))
