@@ -288,3 +288,49 @@ def test_import_maps_the_peer_format_and_lists_what_it_cannot(tmp_path: Path) ->
     assert anyio.run(check_task, task, MAB) == []
     result = runner.invoke(app, ["import", "persona", str(src)])
     assert result.exit_code == 2 and "has no importer" in result.output
+
+
+# -- the paper's tables, and --tools ------------------------------------------------------------------------
+def test_paper_tables_show_the_paper_rule_where_it_differs_from_ours() -> None:
+    """Tables 1 and 2 sit beside the published rows, counted by the paper's checker: a run's cells are its
+    tfs_paper / tefs_paper, not its (stricter) tfs / tefs."""
+    from mcp_persona.protocols.mcpagentbench.published import RecordedAgent
+    from mcp_persona.report.paper_tables import protocol_grids
+    from mcp_persona.run_config import RunConfig
+    from mcp_persona.runner import run_episode
+
+    task = next(t for t in load_tasks("mcpagentbench") if t.id == "day_single_10")  # weather_tool(Seattle, date)
+    (call,) = task.gold_calls
+    twice = RecordedAgent("scripted", {task.id: [[(call.tool, call.arguments), (call.tool, call.arguments)]]})
+    record = anyio.run(lambda: run_episode(task, twice, protocol=MAB))
+    summary = MAB.summarize(RunConfig(suite="mcpagentbench", agent="scripted", model=None, protocol=MAB.name),
+                            [task], [record])
+    cell = summary["by_domain_type"]["daily/single"]
+    assert (cell["tfs"], cell["tefs"], cell["tfs_paper"], cell["tefs_paper"]) == (0.0, 0.0, 1.0, 1.0)
+    assert summary["avg_k"]["tfs_paper_avg@1"] == summary["avg_k"]["tefs_paper_avg@1"] == 1.0
+    grids = {g.table.key: g for g in protocol_grids(MAB, [("scripted", summary)])}
+    for key in ("table1", "table2"):
+        grid = grids[key]
+        assert grid.header[1] == "Single" and grid.bands[0].label == "Daily"
+        run_row, *published = grid.rows
+        assert run_row.cells[0] == "100.00" and run_row.cells[1:] == ["–"] * 7
+        assert published and all(r.published for r in published)
+        assert "paper's rule" in grid.caption
+
+
+def test_tools_all_is_refused_with_what_to_use_instead(tmp_path: Path) -> None:
+    """The protocol draws its own candidate list: --tools all would change nothing, so it is refused (K is
+    --candidates), by the protocol's pool and by the run."""
+    why = MAB.tools_problem("all")
+    assert why is not None and "--candidates" in why and "--distractors" in why
+    assert MAB.tools_problem("selected") is None
+    assert get_protocol("persona").tools_problem("all") is None  # its 'all tools' pool is a real one
+    task = load_tasks("mcpagentbench")[0]
+    with pytest.raises(ValueError, match="--candidates"):
+        MAB.pool(task, {}, "all")
+    assert MAB.pool(task, {}, "selected").description["k"] == 20
+    result = runner.invoke(app, ["run", "--suite", "mcpagentbench", "--agent", "reference", "--tools", "all",
+                                 "--tasks", "day_single_01", "--run-dir", str(tmp_path / "all")])
+    assert result.exit_code != 0
+    assert "--tools all is not used by the mcpagentbench protocol" in result.output
+    assert "--candidates" in result.output

@@ -17,6 +17,7 @@ from mcp_persona.protocols.mcpagentbench.published import RecordedAgent
 from mcp_persona.protocols.mcpagentbench.scoring import run_metrics, trial_metrics
 from mcp_persona.runner import run_episode
 from mcp_persona.store import EpisodeRecord
+from mcp_persona.tasks import GoldCall, GoldStep, Task
 
 MAB = get_protocol("mcpagentbench")
 TASKS = {t.id: t for t in load_tasks("mcpagentbench")}
@@ -25,10 +26,11 @@ EXPORT = "day_single_13"  # "export the OpenStreetMap data for Seattle as geojso
 BARBECUE = "day_serial_04"  # search_restaurant(Austin, Barbecue), then the details of the first by name
 
 
-def play(task_id: str, *turns: list[tuple[str, dict[str, Any]]]) -> EpisodeRecord:
+def play(task_id: str | Task, *turns: list[tuple[str, dict[str, Any]]]) -> EpisodeRecord:
     """One episode of an agent that sends ``turns`` (a list of calls each) and stops."""
-    agent = RecordedAgent("scripted", {task_id: [list(t) for t in turns]})
-    record = anyio.run(lambda: run_episode(TASKS[task_id], agent, protocol=MAB))
+    task = TASKS[task_id] if isinstance(task_id, str) else task_id
+    agent = RecordedAgent("scripted", {task.id: [list(t) for t in turns]})
+    record = anyio.run(lambda: run_episode(task, agent, protocol=MAB))
     assert record.status == "ok", record.error
     return record
 
@@ -144,3 +146,97 @@ def test_avg_at_k_by_the_outcome_rule_too() -> None:
     assert m["tfs_avg@2"] == pytest.approx((1 / 4 + 1 / 4) / 2)
     assert m["tfs_outcome_avg@2"] == pytest.approx((4 / 4 + 1 / 4) / 2)
     assert m["tefs_outcome_avg@2"] == m["tfs_outcome_avg@2"]
+
+
+# -- the same facts: an echoed argument in the agent's words, one call for several, several for one --------------
+ZONES = "day_parallel_13"  # download_osm_data(Seattle, ...) and get_time(["Asia/Tokyo", "Europe/London"])
+OSM = ("download_osm_data", {"city": "Seattle", "output_path": "maps/seattle.geojson", "format": "geojson"})
+WOLFRAM = "pro_parallel_07"  # figma_export_code(...) and wolfram_query(..., location="Boston"), which echoes it
+FIGMA = ("figma_export_code", {"fileKey": "Fk29XaLm", "nodeId": "12:7"})
+
+
+def time_in(*zones: str) -> tuple[str, dict[str, Any]]:
+    return "get_time", {"timezone": list(zones)}
+
+
+def one_call_per_zone() -> Task:
+    """day_parallel_13 with a gold call per zone: the shape of a task where the tool takes one zone at a time."""
+    task = TASKS[ZONES]
+    calls = [GoldCall(server="mab_travel", tool=OSM[0], arguments=OSM[1]),
+             *(GoldCall(server="mab_home", tool="get_time", arguments={"timezone": [z]})
+               for z in ("Asia/Tokyo", "Europe/London"))]
+    return task.model_copy(update={"id": "zones_one_by_one", "gold": [GoldStep(calls=calls)],
+                                   "spec": task.spec.model_copy(update={"type": "multi"})})
+
+
+def test_a_reply_that_echoes_the_agents_own_words_for_the_same_place_does_the_job() -> None:
+    def score(location: str) -> dict[str, Any]:
+        record = play(WOLFRAM, [FIGMA, ("wolfram_query", {"query": "distance earth moon", "format": "plaintext",
+                                                           "location": location})])
+        assert f'"assumptions":{{"location":"{location}"}}' in record.trajectory.tool_calls[1].result
+        assert record.score is not None
+        return record.score.detail
+
+    right = score("Boston, MA")  # Boston, in other words: the same answer, the place echoed as the agent wrote it
+    assert not right["finished"] and right["outcome_finished"] and right["outcome_efficient"]
+    assert right["outcome_via"] == {"0.0": "arguments", "0.1": outcome.ECHOED}
+    wrong = score("Denver")  # the same answer but for another place: the echo is a fact, and a wrong one
+    assert not wrong["finished"] and not wrong["outcome_finished"]
+    assert wrong["outcome_missing"] == [
+        'wolfram_query {"format": "plaintext", "location": "boston", "query": "distance earth moon"}']
+    assert right["paper_finished"] and wrong["paper_finished"]  # the paper's rule: wolfram_query by name only
+
+
+def test_one_call_with_both_zones_does_the_job_of_one_call_per_zone() -> None:
+    task = one_call_per_zone()
+    both = play(task, [OSM, time_in("Europe/London", "Asia/Tokyo")])  # any order: every fact once
+    assert both.score is not None
+    s = both.score.detail
+    assert not s["finished"] and not s["paper_finished"]
+    assert s["outcome_finished"] and s["outcome_efficient"] and s["outcome_extra"] == []
+    assert s["outcome_via"] == {"0.0": "arguments", "0.1": outcome.COVERED, "0.2": outcome.COVERED}
+    for zones in (("Asia/Seoul", "Europe/London"), ("Asia/Tokyo",)):  # Seoul: Tokyo's offset, another zone
+        wrong = play(task, [OSM, time_in(*zones)])
+        assert wrong.score is not None and not wrong.score.detail["outcome_finished"], zones
+        assert wrong.score.detail["outcome_missing"], zones
+    more = play(task, [OSM, time_in("Asia/Tokyo", "Europe/London", "America/New_York")])  # a zone not asked for
+    assert more.score is not None and not more.score.detail["outcome_finished"]
+    assert more.score.detail["outcome_missing"] == []
+    assert more.score.detail["outcome_extra"] == [
+        'get_time {"timezone": ["Asia/Tokyo", "Europe/London", "America/New_York"]} (returns more than the gold '
+        "calls it stands for)"]
+    m = run_metrics([episode_row(r, task) for r in (both, more)])  # each weighs 3
+    assert (m["tfs"], m["tfs_paper"], m["tfs_outcome"], m["tefs_outcome"]) == (0.0, 0.0, 0.5, 0.5)
+
+
+def test_one_call_per_zone_does_the_job_of_one_call_with_both_but_not_efficiently() -> None:
+    split = play(ZONES, [OSM, time_in("Asia/Tokyo"), time_in("Europe/London")])
+    assert split.score is not None
+    s = split.score.detail
+    assert not s["finished"] and not s["paper_finished"]
+    assert s["outcome_finished"] and not s["outcome_efficient"]  # two calls where one does: finished, not efficient
+    assert s["outcome_via"] == {"0.0": "arguments", "0.1": outcome.SPLIT}
+    for zones in (("Asia/Tokyo", "Asia/Seoul"), ("Asia/Tokyo", "Asia/Tokyo")):
+        wrong = play(ZONES, [OSM, *(time_in(z) for z in zones)])
+        assert wrong.score is not None and not wrong.score.detail["outcome_finished"], zones
+    once_more = play(ZONES, [OSM, time_in("Asia/Tokyo"), time_in("Europe/London"), time_in("Asia/Tokyo")])
+    assert once_more.score is not None and not once_more.score.detail["outcome_finished"]
+    assert once_more.score.detail["outcome_extra"] == ['get_time {"timezone": ["Asia/Tokyo"]}']
+
+
+def test_facts_compare_echoes_by_name_and_merged_lists_as_multisets() -> None:
+    facts = outcome.Facts(outcome.echoes_of({"city": "Seattle, WA"}), outcome.echoes_of({"city": "Seattle"}))
+    assert facts.same({"city": "seattle, wa", "t": 12}, {"city": "seattle", "t": 12})
+    assert not facts.same({"city": "seattle, wa", "t": 12}, {"city": "seattle", "t": 13})  # the data differ
+    assert not facts.same({"where": "seattle, wa"}, {"where": "portland"})  # not the gold call's own argument
+    other = outcome.Facts(outcome.echoes_of({"city": "Portland"}), outcome.echoes_of({"city": "Seattle"}))
+    assert not other.same({"city": "portland", "t": 12}, {"city": "seattle", "t": 12})
+    none = outcome.Facts({}, {})
+    joined = outcome.merged([{"src": "iex", "r": [1]}, {"src": "iex", "r": [2]}])
+    assert joined == {"src": "iex", "r": [1, 2]}
+    assert none.same({"src": "iex", "r": [2, 1]}, joined, ordered=False)
+    assert not none.same({"src": "iex", "r": [2, 1]}, joined)  # in order, unless merged
+    assert not none.same({"src": "iex", "r": [2, 1, 3]}, joined, ordered=False)
+    assert none.same({"src": "iex", "r": [2, 1, 3]}, joined, ordered=False, within=True)
+    assert not none.same({"src": "iex", "r": [2, 2]}, joined, ordered=False)  # each fact once
+    assert outcome.merged([{"src": "iex"}, {"src": "sip"}]) is outcome.merged([{"a": 1}, {"b": 1}])  # unmergeable

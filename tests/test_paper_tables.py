@@ -102,9 +102,9 @@ def test_published_numbers_are_the_papers() -> None:
     assert value("livemcp101", "table1", "GPT-5", OVERALL, "tsr") == 58.42
     assert value("livemcp101", "table1", "Llama-3.1-8B-Instruct", "hard", "ars") == 0.0
     assert value("livemcp101", "table1", "Claude-4-Sonnet", "hard", "tsr") == 12.20
-    assert value("mcpagentbench", "table1", "o4-mini", "professional/multi", "tfs") == 13.89
-    assert value("mcpagentbench", "table2", "gpt-5", "daily/dual_parallel", "tefs") == 0.0
-    assert value("mcpagentbench", "table2", "Average of the 11 models", "professional/multi", "tefs") == 17.59
+    assert value("mcpagentbench", "table1", "o4-mini", "professional/multi", "tfs_paper") == 13.89
+    assert value("mcpagentbench", "table2", "gpt-5", "daily/dual_parallel", "tefs_paper") == 0.0
+    assert value("mcpagentbench", "table2", "Average of the 11 models", "professional/multi", "tefs_paper") == 17.59
     assert value("livemcpbench", "table2", "Qwen3-32B", OVERALL, "success_rate") == 30.53
     assert value("livemcpbench", "table3", "Claude-Opus-4", OVERALL, "avg_steps") == 25.53
     assert value("persona", "table3", "Claude-Sonnet-4.5", "hodgepodge", "acc") == 12.50

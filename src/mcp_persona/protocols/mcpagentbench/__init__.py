@@ -97,7 +97,17 @@ class MCPAgentBenchProtocol(Protocol):
 
         return import_results(files, task_file, out)
 
+    def tools_problem(self, tools: ToolPool) -> str | None:
+        if tools == "selected":
+            return None
+        return (f"--tools {tools} is not used by the {self.name} protocol: each task's pool is its candidate list, "
+                "the gold tools and K - n distractors drawn from the whole tool library; set K with --candidates "
+                f"({', '.join(map(str, SIZES))}) and the draw with --distractors (uniform, confusable), and leave "
+                "--tools out")
+
     def pool(self, task: Task, settings: dict[str, Any], tools: ToolPool, epoch: int = 0) -> PoolSpec:
+        if why := self.tools_problem(tools):
+            raise ValueError(why)  # never a pool that silently is not the one asked for
         settings = self.settings(settings)
         k, mode = settings["candidates"], settings["distractors"]
         names = candidate_list(task, k, mode)
