@@ -397,6 +397,24 @@ def test_tokens_stand_in_for_unknown_cost_and_empty_heatmap(tmp_path: Path, runs
     check_png(tmp_path / "p" / "empty_modes.png")
 
 
+def test_one_unpriced_run_keeps_the_others_on_the_cost_axis(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Priced runs stay on the (log) cost axis; the run whose cost is unknown is left off and named under it,
+    rather than every run falling back to tokens."""
+    from types import SimpleNamespace
+
+    from mcp_persona.report import plots
+
+    def run(name: str, cost: float | None, acc: float) -> SimpleNamespace:
+        return SimpleNamespace(metrics={"acc": acc}, primary=("Acc", "acc"), label=name, stats=lambda: {
+            "cost_usd": cost, "cost_partial": False, "total_tokens": 1000})
+
+    fig = plots.cost_accuracy([run("cheap", 0.01, 0.4), run("dear", 2.0, 0.8), run("self-hosted", None, 0.6)])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "total cost (USD, log scale)"
+    assert sorted(float(x) for c in ax.collections for x, _ in c.get_offsets()) == [0.01, 2.0]
+    assert any("not shown (cost unknown): self-hosted" in t.get_text() for t in fig.texts)
+
+
 def test_large_suites_get_a_histogram_of_tool_calls(runs: dict[str, Path], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp_persona.report import plots

@@ -66,11 +66,13 @@ def pareto_frontier(points: Sequence[tuple[float, float]]) -> list[int]:
     return front
 
 
-def cost_axis(runs: Sequence[Run]) -> tuple[str, list[float]]:
-    """``("cost", dollars)`` when every run's cost is known, else ``("tokens", total tokens)``."""
+def cost_axis(runs: Sequence[Run]) -> tuple[str, list[float | None]]:
+    """``("cost", dollars)`` when some run's cost is known (None for a run whose cost is not: it is left off the
+    cost axis and named under it, rather than every run falling back to tokens), else ``("tokens", totals)``."""
     stats = [r.stats() for r in runs]
-    if all(s["cost_usd"] is not None and not s["cost_partial"] for s in stats) and any(s["cost_usd"] for s in stats):
-        return "cost", [float(s["cost_usd"]) for s in stats]
+    known = [s["cost_usd"] is not None and not s["cost_partial"] for s in stats]
+    if any(k and s["cost_usd"] for k, s in zip(known, stats, strict=True)):
+        return "cost", [float(s["cost_usd"]) if k else None for k, s in zip(known, stats, strict=True)]
     return "tokens", [float(s["total_tokens"]) for s in stats]
 
 
@@ -85,7 +87,10 @@ def score_label(runs: Sequence[Run]) -> str:
 
 def cost_accuracy(runs: Sequence[Run]) -> Figure:
     """Cost (or tokens) against each run's primary score: Acc, TFS, TSR or success rate, as its protocol declares."""
-    kind, xs = cost_axis(runs)
+    kind, all_xs = cost_axis(runs)
+    unpriced = [r for r, x in zip(runs, all_xs, strict=True) if x is None]
+    runs = [r for r, x in zip(runs, all_xs, strict=True) if x is not None]
+    xs = [x for x in all_xs if x is not None]
     ys = [100 * (r.metrics.get(r.primary[1]) or 0.0) for r in runs]
     label = score_label(runs)
     fig = _fig()
@@ -107,6 +112,9 @@ def cost_accuracy(runs: Sequence[Run]) -> Figure:
         ax.scatter([xs[i]], [ys[i]], s=80 if on else 50, color=_color(i), edgecolor="black" if on else "none",
                    label=_short(r.label), zorder=3)
         ax.annotate(_short(r.label, 22), (xs[i], ys[i]), textcoords="offset points", xytext=(6, 6), fontsize=8)
+    if unpriced:
+        fig.text(0.01, 0.01, "not shown (cost unknown): " + ", ".join(_short(r.label, 22) for r in unpriced),
+                 fontsize=7, color="#6b7280")
     ax.set_xlabel(("total cost (USD, log scale)" if log else "total cost (USD)") if kind == "cost"
                   else "total tokens (in + out; cost unknown)")
     ax.set_ylabel(f"{label} (%)")
