@@ -37,6 +37,7 @@ from typing import Any
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored, parse_path
 from mcp_persona.context_tree.path import format_path
+from mcp_persona.scoring.claims import claims_winner
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
@@ -122,6 +123,10 @@ def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
     """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``)."""
     in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v))]
+    if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
+        ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up)
+        if not ok:
+            return CheckpointResult(i, cp.type, 0.0, why)
     if len(in_answer) == len(cp.gt_value):
         return CheckpointResult(i, cp.type, 1.0, "all GT values in the final answer")
     if all(v in in_answer or v in used for v in cp.gt_value):

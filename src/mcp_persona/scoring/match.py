@@ -3,10 +3,12 @@
 An expected value is either a literal (equal after normalization; numbers and
 numeric strings compare as numbers) or one operator object:
 ``{"$contains": "text"}`` (substring, JSON-decoded), ``{"$in": [a, b]}``,
-``{"$has": x}`` (a list field contains x), ``{"$absent": true}``, ``{"$all": [e1, e2]}`` (every one
-matches: several facts a text must carry), ``{"$line": [v1, v2]}`` (some line of a text holds every value, in
-any order and layout: the facts of one row, ``Asia/Tokyo`` and ``00:00``, whatever the file's wording; an item
-may be an operator object, ``{"$in": [...]}`` for words that say the same thing).
+``{"$has": x}`` (a list field contains x), ``{"$absent": true}``, ``{"$approx": 1898.86}`` (a number that
+rounds to this one at the precision it is written with: 1898.859 from a formula, not 1898.8),
+``{"$all": [e1, e2]}`` (every one matches: several facts a text must carry), ``{"$line": [v1, v2]}`` (some
+line of a text holds every value, in any order and layout: the facts of one row, ``Asia/Tokyo`` and
+``00:00``, whatever the file's wording; an item may be an operator object, ``{"$in": [...]}`` for words
+that say the same thing).
 Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
 emphasis dropped.
 Dotted keys reach into nested fields: ``"start_time.timestamp"``.
@@ -20,7 +22,7 @@ from typing import Any
 from mcp_persona.context_tree import get_field
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -36,6 +38,8 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return isinstance(actual, list) and any(value_matches(arg, a) for a in actual)
         if op == "$line":
             return actual is not None and any(holds_all(arg, line) for line in str(actual).splitlines())
+        if op == "$approx":
+            return approx_equal(arg, actual)
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
@@ -50,6 +54,18 @@ def value_matches(expected: Any, actual: Any) -> bool:
     if expected is None or actual is None:
         return expected is None and actual is None
     return normalize(expected) == normalize(actual)
+
+
+def approx_equal(expected: Any, actual: Any) -> bool:
+    """Whether ``actual`` is a number that rounds to ``expected`` at the decimals ``expected`` is written with
+    (half a unit of its last place: 1898.86 takes 1898.855..1898.865; 3 takes 2.5..3.5): a value kept to more
+    decimals, or computed by a formula, is the same figure; another figure is not."""
+    want, got = _number(expected), _number(actual)
+    if want is None or got is None:
+        return False
+    text = str(expected).replace(",", "").strip().lower()
+    places = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return abs(want - got) <= 0.5 * 10 ** -places + 1e-9
 
 
 def holds_all(items: list[Any], text: str) -> bool:

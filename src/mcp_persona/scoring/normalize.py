@@ -124,17 +124,36 @@ def _quantity(sign: str | None, whole: str, dec: str | None, scale: float) -> Qu
     return Quantity(-value if sign else value, 10.0 ** -len(dec or "") * scale)
 
 
+# A change stated in words: "fell 0.76%", "down $3.20", "declined by about 2%" is the number negative, as
+# "-0.76%" writes it. Not a level: "fell to 150" (the word "to" after the verb) reads plainly.
+_DECLINE = re.compile(r"\b(?:fell|falls?|fallen|falling|down|dropped|drops?|dropping|declined?|declines|declining|"
+                      r"decreased?|decreases|lost|loses|slipped|slid|sank|tumbled|plunged|shed|lower by)"
+                      r"\s+(?:by\s+)?(?:(?:about|around|roughly|nearly|almost|some|just|only|over|under)\s+)?"
+                      rf"(?={_CURRENCY}?\s?\d)")
+
+
 @lru_cache(maxsize=512)
 def stated_numbers(text: str) -> tuple[Quantity, ...]:
     """Every number a (normalized) text states, read both plainly and with the scale word after it (``31.2m``
-    may be metres or millions)."""
+    may be metres or millions); an unsigned number right after a word of decline ("fell 0.76%") as negative
+    only."""
     out: list[Quantity] = []
-    for m in _NUMBER_IN_TEXT.finditer(_NOT_NUMBERS.sub(" ", text)):
-        out.append(_quantity(m["sign"], m["int"], m["dec"], 1.0))
+    plain = _NOT_NUMBERS.sub(" ", text)
+    falls = {m.end() for m in _DECLINE.finditer(plain)}
+    for m in _NUMBER_IN_TEXT.finditer(plain):
+        sign = m["sign"]
+        if sign is None and _after_decline(plain, m.start(), falls):
+            sign = "-"
+        out.append(_quantity(sign, m["int"], m["dec"], 1.0))
         word = m["word"] or m["abbr"]
         if word:
-            out.append(_quantity(m["sign"], m["int"], m["dec"], _SCALES[word]))
+            out.append(_quantity(sign, m["int"], m["dec"], _SCALES[word]))
     return tuple(out)
+
+
+def _after_decline(text: str, start: int, falls: set[int]) -> bool:
+    """Whether the number at ``start`` follows a word of decline, a currency sign between them allowed."""
+    return any(f <= start and not text[f:start].strip(" $£€¥₩₹") for f in falls)
 
 
 def agrees(expected: Quantity, stated: Quantity, tolerance: float = TOLERANCE) -> bool:

@@ -60,6 +60,16 @@ class _CheckpointBase(BaseModel):
                     "rules would pass it, it is left undecided (score None) for a judge instead")
 
 
+class Claim(BaseModel):
+    """The choice a comparison asks for: the answer must put ``winner`` above (``up``: the higher, the bigger)
+    or below (not ``up``: the cheapest, the least) each of ``rivals`` (:mod:`mcp_persona.scoring.claims`)."""
+
+    model_config = _STRICT
+    winner: str = Field(min_length=1)
+    rivals: list[str] = Field(min_length=1)
+    up: bool = True
+
+
 class SearchCheckpoint(_CheckpointBase):
     """A value the agent must find. Rule-based score: 1 if every GT value is in the final
     answer, 0.5 if they were only retrieved (in tool outputs) or only some are reported,
@@ -78,6 +88,9 @@ class SearchCheckpoint(_CheckpointBase):
         description="other values accepted in place of a GT value: every answer the data makes right (two flights"
                     " tied for cheapest) or the instruction's wording allows (a price read another way); an"
                     " alternative may be derived too")
+    claim: Claim | None = Field(
+        default=None, description="for a comparison or a choice: the entity the answer must put on top (or at the "
+                                  "bottom); naming every entity is not enough, and a swapped claim fails")
 
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""

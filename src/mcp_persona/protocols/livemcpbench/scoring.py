@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_persona.livemcptool import catalogue
 from mcp_persona.protocols.livemcpbench.spec import FileCheck, StateCheck
+from mcp_persona.scoring.claims import claims_winner
 from mcp_persona.scoring.grounding import Evidence
 from mcp_persona.scoring.match import holds_all, value_matches
 from mcp_persona.scoring.normalize import appears_in
@@ -206,6 +207,11 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
         if isinstance(cp, SearchCheckpoint):
             stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
             missing = [v for v, forms in stated.items() if not forms]
+            claimed = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up) if cp.claim else None
+            if claimed is not None and not claimed[0]:
+                out.append({"kind": "answer", "summary": cp.summary, "passed": False, "why": claimed[1],
+                            "ungrounded": []})
+                continue
             if missing:
                 out.append({"kind": "answer", "summary": cp.summary, "passed": False,
                             "why": f"answer lacks {missing}", "ungrounded": []})

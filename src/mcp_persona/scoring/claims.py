@@ -1,0 +1,93 @@
+"""What an answer claims when the user asks for a comparison or a choice ("which stock trades higher?", "which
+city is denser?", "the cheapest of the three"): the entity it puts on top, not merely the names it mentions.
+
+A name-presence check passes "Oppenheimer made more than Interstellar" when Interstellar made more: both names
+are there. Here each clause (a sentence, a line, a part after a semicolon) that names an entity of the choice
+and uses a comparative or superlative word says which way it puts that entity:
+
+* ``A is bigger than B`` / ``A has more ... than B`` / ``A beats B``: A up, B down; ``A is smaller than B``,
+  ``A trails B``: A down, B up;
+* ``the biggest is A`` / ``A is the largest`` / ``A wins``: A up; ``A trails``: A down;
+* a negation before the word (``A is not bigger than B``) turns it round.
+
+The answer claims the winner when it puts the winner the asked way at least once and never puts a rival the
+asked way (nor the winner the other way). An answer with no comparative clause at all ("Oppenheimer — $975M
+vs $773M") is read by its lead: the winner must be the first of the entities it names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+UP = ("more", "higher", "larger", "bigger", "greater", "denser", "longer", "older", "taller", "heavier", "faster",
+      "richer", "pricier", "costlier", "outperforms", "outperformed", "outperform", "beats", "beat", "exceeds",
+      "exceeded", "ahead", "above", "most", "highest", "largest", "biggest", "greatest", "densest", "longest",
+      "oldest", "tallest", "best", "wins", "won", "leads", "surpasses", "surpassed", "outsold", "outgrossed",
+      "outearned", "top", "winner", "higher-priced", "expensive", "priciest", "dearest")
+DOWN = ("less", "lower", "smaller", "fewer", "shorter", "younger", "cheaper", "slower", "behind", "below",
+        "trails", "trailed", "underperforms", "underperformed", "least", "lowest", "smallest", "fewest", "worst",
+        "cheapest", "shortest", "youngest", "loses", "lower-priced", "less-populated")
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
+_NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
+# sentences, lines, semicolons, and the halves of "A ..., and/but/while B ...": one comparison each
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:and|but|while|whereas)\s+"
+                     r"(?=\S+(?:\s\S+)?\s+(?:is|are|was|has|had|costs?|made|earned|grossed|trades?|traded)\b)")
+
+
+@dataclass(frozen=True)
+class Stance:
+    entity: str
+    up: bool  # put on top (more, higher, the largest) or at the bottom
+
+
+def stances(answer: str, entities: list[str]) -> list[Stance]:
+    """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring)."""
+    out: list[Stance] = []
+    for clause in _CLAUSE.split(answer.lower()):
+        named = sorted((m.start(), e) for e in entities for m in _mentions(clause, e))
+        word = next(((m.start(), m.group()) for m in _WORD.finditer(clause) if m.group() in UP + DOWN), None)
+        if not named or word is None:
+            continue
+        at, comparative = word
+        up = comparative in UP
+        if _NEGATION.search(clause[max(0, at - 12):at]):
+            up = not up
+        before = [e for pos, e in named if pos < at]
+        after = [e for pos, e in named if pos > at]
+        than = clause.find(" than ", at)
+        if before:
+            subject = before[-1]
+            out.append(Stance(subject, up))
+            # "A is bigger than B", "A beats B", "A trails B": what follows goes the other way
+            rest = [e for pos, e in named if pos > (than if than >= 0 else at) and e != subject]
+            out += [Stance(e, not up) for e in rest]
+        elif after:  # "the biggest is A", "highest: A"
+            out.append(Stance(after[0], up))
+    return out
+
+
+def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = True) -> tuple[bool, str]:
+    """(passed, why): whether ``answer`` puts ``winner`` above (``up``) or below (not ``up``: the cheapest, the
+    least) every one of ``rivals``, as the module's docstring reads a claim."""
+    entities = [winner, *rivals]
+    found = stances(answer, entities)
+    way = "on top" if up else "at the bottom"
+    if found:
+        wrong = [s.entity for s in found if s.entity != winner and s.up == up]
+        if wrong:
+            return False, f"the answer puts {wrong[0]} {way}, not {winner}"
+        if any(s.entity == winner and s.up != up for s in found):
+            return False, f"the answer puts {winner} the other way"
+        if any(s.entity == winner and s.up == up for s in found):
+            return True, f"the answer puts {winner} {way}"
+    firsts = sorted((m.start(), e) for e in entities for m in _mentions(answer.lower(), e))
+    if firsts and firsts[0][1] == winner:
+        return True, f"the answer leads with {winner}"
+    if not firsts or winner not in {e for _, e in firsts}:
+        return False, f"the answer does not name {winner}"
+    return False, f"the answer leads with {firsts[0][1]}, not {winner}, and claims no order"
+
+
+def _mentions(text: str, entity: str) -> list[re.Match[str]]:
+    return list(re.finditer(rf"(?<![\w]){re.escape(entity.lower())}(?![\w])", text))
