@@ -1,4 +1,4 @@
-"""``mcp-persona servers`` and ``mcp-persona tasks``: what is there to run."""
+"""``mcp-persona servers``, ``tasks`` and ``show``: what is there to run, and what one task asks and checks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
@@ -94,6 +95,61 @@ def tasks(
     console.print(table)
 
 
+def show(
+    task_id: Annotated[str, typer.Argument(help="the task's id, e.g. travel_easy_01")],
+    suite: Annotated[str | None, typer.Option(
+        help="a bundled suite name or a task file/folder (default: the bundled suite that has the id)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+) -> None:
+    """Show one task: its instruction, each request it makes and the checks that cover it, the checks that
+    cover no request, and its gold calls."""
+    from mcp_persona.cli.common import fail
+    from mcp_persona.tasks import bundled_suites
+    from mcp_persona.tasks.requests import coverage
+
+    task = None
+    for name in [suite] if suite else bundled_suites():
+        task = next((t for t in load_suite(name) if t.id == task_id), None)
+        if task is not None:
+            break
+    if task is None:
+        raise fail(f"no task {task_id!r} in {suite or 'any bundled suite'} (list them with 'mcp-persona tasks "
+                   "--suite NAME')")
+    asked, idle = coverage(task)
+    if as_json:
+        typer.echo(json.dumps({
+            "id": task.id, "suite": task.suite, "instruction": task.instruction,
+            "requests": [{"text": r.text, "covered_by": [{"check": c.name, "summary": c.summary, "how": how}
+                                                         for c, how in r.covered_by]} for r in asked],
+            "unmatched_checks": [{"check": c.name, "summary": c.summary} for c in idle],
+            "gold": [{"server": g.server, "tool": g.tool, "arguments": g.arguments} for g in task.gold_calls],
+        }, indent=2, ensure_ascii=False))
+        return
+    labels = ", ".join(f"{k} {v}" for k, v in task.spec.listing().items() if isinstance(v, str))
+    console.print(f"[bold]{escape(task.id)}[/bold] ({escape(task.suite)}; {escape(labels)})", highlight=False)
+    console.print("\n[bold]Instruction[/bold]", highlight=False)
+    console.print(escape(f"  {task.instruction}"), highlight=False, soft_wrap=True)
+    console.print("\n[bold]Requests[/bold] (each with the checks that cover it; matched by the words the check "
+                  "names, else by shared words: a reading aid, not a verdict)", highlight=False)
+    for i, req in enumerate(asked, start=1):
+        console.print(escape(f"  {i}. {req.text}"), highlight=False, soft_wrap=True)
+        for check, how in req.covered_by:
+            console.print(escape(f"       <- {check.name}: {check.summary}  [{how}]"), highlight=False,
+                          soft_wrap=True)
+        if not req.covered_by:
+            console.print("       (no check names or shares a word with this request: read it)", style="yellow",
+                          highlight=False)
+    if idle:
+        console.print("\n[bold]Checks that match no request[/bold]", highlight=False)
+        for check in idle:
+            console.print(escape(f"  {check.name}: {check.summary}"), highlight=False, soft_wrap=True)
+    console.print(f"\n[bold]Gold[/bold] ({len(task.gold_calls)} calls)", highlight=False)
+    for g in task.gold_calls:
+        console.print(escape(f"  {g.qualified} {json.dumps(g.arguments, ensure_ascii=False)[:160]}"),
+                      highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
     app.command()(servers)
     app.command()(tasks)
+    app.command()(show)

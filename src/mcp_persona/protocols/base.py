@@ -137,8 +137,11 @@ class Protocol:
         return Task[self.spec_model]  # type: ignore[name-defined]
 
     def task_problems(self, task: Task) -> list[str]:
-        """What makes ``task`` unusable under this protocol, checked when a suite loads."""
-        return []
+        """What makes ``task`` unusable under this protocol, checked when a suite loads: by default, a check that
+        names words of the instruction (``asks``) the instruction does not say."""
+        from mcp_persona.tasks.requests import asks_problems
+
+        return asks_problems(task)
 
     async def validate_task(self, task: Task) -> list[str]:
         """What makes one task unusable under this protocol, found by replaying it (``mcp-persona validate``);
