@@ -141,10 +141,16 @@ def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used:
 def _other(i: int, cp: OtherCheckpoint, trajectory: Trajectory) -> CheckpointResult:
     if cp.tool is None:
         return CheckpointResult(i, cp.type, None, "no tool named: left to a judge")
-    ok = any(e.tool == cp.tool and (cp.server is None or e.server == cp.server) and not e.is_error
-             for e in trajectory.tool_calls)
-    verdict = "called successfully" if ok else "never called successfully"
-    return CheckpointResult(i, cp.type, 1.0 if ok else 0.0, f"{cp.tool} {verdict}")
+    made = [e for e in trajectory.tool_calls
+            if e.tool == cp.tool and (cp.server is None or e.server == cp.server) and not e.is_error]
+    if not made:
+        return CheckpointResult(i, cp.type, 0.0, f"{cp.tool} never called successfully")
+    missed = [want for want in cp.expect_calls
+              if not any(fields_matched(want, e.arguments or {}) == len(want) for e in made)]
+    if missed:
+        return CheckpointResult(i, cp.type, 0.0, f"{cp.tool} never called on {json.dumps(missed[0])}")
+    return CheckpointResult(i, cp.type, 1.0, f"{cp.tool} called successfully"
+                            + (" on every target" if cp.expect_calls else ""))
 
 
 def check_operate(

@@ -5,6 +5,8 @@ numeric strings compare as numbers) or one operator object:
 ``{"$contains": "text"}`` (substring, JSON-decoded), ``{"$in": [a, b]}``,
 ``{"$has": x}`` (a list field contains x), ``{"$absent": true}``, ``{"$approx": 1898.86}`` (a number that
 rounds to this one at the precision it is written with: 1898.859 from a formula, not 1898.8),
+``{"$section": ["Tasks", "text"]}`` (the text lies under a markdown heading named so, before the next heading of
+its level or above: a line "added to the Tasks section" and appended at the end of the note is not there),
 ``{"$all": [e1, e2]}`` (every one matches: several facts a text must carry), ``{"$line": [v1, v2]}`` (some
 line of a text holds every value, in any order and layout: the facts of one row, ``Asia/Tokyo`` and
 ``00:00``, whatever the file's wording; an item may be an operator object, ``{"$in": [...]}`` for words
@@ -17,12 +19,13 @@ Dotted keys reach into nested fields: ``"start_time.timestamp"``.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from mcp_persona.context_tree import get_field
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -40,6 +43,8 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return actual is not None and any(holds_all(arg, line) for line in str(actual).splitlines())
         if op == "$approx":
             return approx_equal(arg, actual)
+        if op == "$section":
+            return actual is not None and in_section(arg[0], arg[1], str(actual))
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
@@ -66,6 +71,30 @@ def approx_equal(expected: Any, actual: Any) -> bool:
     text = str(expected).replace(",", "").strip().lower()
     places = len(text.split(".")[1]) if "." in text and "e" not in text else 0
     return abs(want - got) <= 0.5 * 10 ** -places + 1e-9
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+def in_section(heading: str, needle: Any, text: str) -> bool:
+    """Whether ``needle`` appears (as :func:`appears_in` reads it) under a markdown heading whose title is
+    ``heading`` (its words, in any case, with anything around them: "Tasks", "## Tasks (3)"), before the next
+    heading of the same level or above."""
+    lines = text.splitlines()
+    name = re.compile(rf"(?<!\w){re.escape(normalize(heading))}(?!\w)")
+    for i, line in enumerate(lines):
+        head = _HEADING.match(line)
+        if head is None or not name.search(normalize(head[2])):
+            continue
+        body = []
+        for following in lines[i + 1:]:
+            nxt = _HEADING.match(following)
+            if nxt is not None and len(nxt[1]) <= len(head[1]):
+                break
+            body.append(following)
+        if appears_in(needle, "\n".join(body)):
+            return True
+    return False
 
 
 def holds_all(items: list[Any], text: str) -> bool:

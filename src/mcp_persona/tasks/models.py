@@ -155,11 +155,16 @@ class OperateCheckpoint(_CheckpointBase):
 
 
 class OtherCheckpoint(_CheckpointBase):
-    """Anything else. Rule-based: the named tool was called without error (else 0)."""
+    """Anything else. Rule-based: the named tool was called without error (else 0); with ``expect_calls``, on
+    each target they name (every one matched by some successful call of the tool: "mark the notices channel as
+    read" is not met by marking another chat)."""
 
     type: Literal["other"] = "other"
     server: str | None = None
     tool: str | None = None
+    expect_calls: list[dict[str, Any]] = Field(
+        default_factory=list, description="argument values (dotted keys) each of which some successful call of "
+                                          "the tool must have, as operate expectations match fields")
 
 
 Checkpoint = Annotated[
