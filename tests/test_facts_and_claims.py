@@ -91,3 +91,41 @@ def test_approx_takes_the_figure_at_its_written_precision(expected: object, actu
 ])
 def test_a_fall_in_words_is_a_negative_change(value: str, text: str, ok: bool) -> None:
     assert appears_in(value, text) is ok
+
+
+def test_an_other_checkpoint_with_targets_fails_on_the_wrong_chat() -> None:
+    """"Mark the notices channel as read" is not met by marking another chat (social_telegram_006)."""
+    from types import SimpleNamespace
+
+    from mcp_persona.protocols import load_tasks
+    from mcp_persona.scoring.checkpoints import _other
+
+    task = next(t for t in load_tasks("persona") if t.id == "social_telegram_006")
+    cp = task.spec.checkpoints[2]
+    assert cp.tool == "mark_as_read" and cp.expect_calls == [{"chat_id": -1001718366236}]
+
+    def run(*chats: int) -> float | None:
+        calls = [SimpleNamespace(tool="mark_as_read", server="telegram", is_error=False, arguments={"chat_id": c})
+                 for c in chats]
+        return _other(2, cp, SimpleNamespace(tool_calls=calls)).score
+
+    assert run(-1001718366236) == 1.0
+    assert run(7046600107) == 0.0  # another chat
+    assert run(7046600107, -1001718366236) == 1.0  # the right one among others
+    assert run() == 0.0
+
+
+NOTE = "# Tuesday, March 10\n\n## Tasks\n- [ ] Review the deck\n{tasks}\n## Notes\nCall with Lumen.\n{notes}"
+LINE = "- [ ] Send the Q1 campaign summary draft to Song Ke"
+
+
+@pytest.mark.parametrize(("tasks", "notes", "ok"), [
+    (LINE, "", True),  # in the Tasks section
+    ("### Today\n" + LINE, "", True),  # in a subsection of it
+    ("", LINE, False),  # appended at the end of the note, under Notes
+    ("", "", False),
+])
+def test_a_line_asked_for_in_a_section_must_be_in_that_section(tasks: str, notes: str, ok: bool) -> None:
+    """obsidian_002: "add a task to today's daily note, in its Tasks section"."""
+    expected = {"$section": ["Tasks", "Send the Q1 campaign summary draft to Song Ke"]}
+    assert value_matches(expected, NOTE.format(tasks=tasks, notes=notes)) is ok
