@@ -15,7 +15,17 @@ environment through the suite's own scorers, and require the full score the gold
   read the documents the agent leaves (LiveMCPBench), a number written to a spreadsheet cell as a formula that
   computes it (a derived value's own arithmetic, else ``=value``);
 * ``free_text`` — where only the calls are scored (MCPAgentBench), every free-text argument retyped: its first
-  letter in the other case and, for a sentence, its closing period added or left out.
+  letter in the other case and, for a sentence, its closing period added or left out;
+* ``facts``     — a *semantic* rewrite: an answer built from the task's facts alone (each checkpoint's values on
+  a line of their own, in reverse order, and each comparison's claim in words of its own), sharing no sentence
+  with the reference answer: checks that need the reference's wording or layout lose it.
+
+Beside them, *fact-breaking* rewrites of that same answer must lose the score (a check that keeps it cannot
+tell a wrong answer from a right one):
+
+* ``value_off``     — one numeric value off (by a tenth and one), a value no gold call passes on (a value the
+  agent writes somewhere is checked there, not in the answer);
+* ``swapped_claim`` — a comparison's claim turned round: a rival put where the winner should be.
 
 A variant that does not change anything is not counted. A variant that loses the score fails ``validate``
 unless the task carries a written exemption saying why that form is wrong (``equivalence_exemptions``).
@@ -29,14 +39,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import CheckedSpec, SearchCheckpoint, Task, checkpoints_of
 from mcp_persona.tasks.models import EquivalenceExemption
 
 if TYPE_CHECKING:
     from mcp_persona.protocols.base import Protocol
 
-EquivalentKind = Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text"]
-KINDS: tuple[EquivalentKind, ...] = ("opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text")
+EquivalentKind = Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text", "facts",
+                         "value_off", "swapped_claim"]
+KINDS: tuple[EquivalentKind, ...] = ("opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text",
+                                     "facts", "value_off", "swapped_claim")
+BREAKING: frozenset[EquivalentKind] = frozenset({"value_off", "swapped_claim"})
 OPENING = "Sure, I looked into it. Here is what I found.\n\n"
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -183,6 +197,10 @@ class Equivalent:
     answer: str  # the final answer the variant gives
     calls: Any  # the planned calls (a tuple of PlannedCall), the gold chain's or relaid ones
 
+    @property
+    def breaking(self) -> bool:
+        return self.kind in BREAKING
+
 
 @dataclass
 class EquivalentResult:
@@ -190,6 +208,15 @@ class EquivalentResult:
     kept: bool  # scored as the gold replay does
     why: str  # what it lost, when it did not keep the score
     exempt: bool = False
+
+    @property
+    def breaking(self) -> bool:
+        return self.kind in BREAKING
+
+    @property
+    def right(self) -> bool:
+        """A preserving variant kept the score, a breaking one lost it."""
+        return self.kept != self.breaking
 
 
 @dataclass
@@ -200,7 +227,7 @@ class TaskEquivalence:
 
     @property
     def failures(self) -> list[EquivalentResult]:
-        return [r for r in self.results if not r.kept and not r.exempt]
+        return [r for r in self.results if not r.right and not r.exempt]
 
 
 def derive_equivalents(task: Task, *, files: bool = True, formulas: bool = False) -> list[Equivalent]:
@@ -212,11 +239,52 @@ def derive_equivalents(task: Task, *, files: bool = True, formulas: bool = False
     answer = task.reference_answer
     out = [Equivalent(kind, text, plan) for kind, make in ANSWER_VARIANTS.items()
            if answer and (text := make(answer)) != answer]
+    out += semantic_rewrites(task, plan)
     if files:
         calls = tuple(PlannedCall(p.label, p.round, p.call.model_copy(
             update={"arguments": relaid_arguments(p.call.arguments, task, formulas=formulas)})) for p in plan)
         if any(json.dumps(a.call.arguments) != json.dumps(b.call.arguments) for a, b in zip(calls, plan, strict=True)):
             out.append(Equivalent("files", answer, calls))
+    return out
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def facts_answer(task: Task, *, off: str | None = None, swap: bool = False) -> str | None:
+    """An answer from the task's facts alone (see the module): its checkpoints' values, the value ``off`` put a
+    tenth and one off, and, with ``swap``, every comparison's claim turned round. None without search facts."""
+    lines: list[str] = []
+    for i, cp in enumerate(c for c in checkpoints_of(task) if isinstance(c, SearchCheckpoint)):
+        values = [_off(v) if v == off else v for v in cp.gt_value]
+        lines.append(f"Fact {i + 1}: " + "; ".join(values))
+        if cp.claim is not None:
+            top, below = (cp.claim.rivals[0], [cp.claim.winner, *cp.claim.rivals[1:]]) if swap else \
+                (cp.claim.winner, cp.claim.rivals)
+            lines.append(f"{top} comes out on top, ahead of {', '.join(below)}." if cp.claim.up
+                         else f"{top} is the lowest, below {', '.join(below)}.")
+    return "Here is what I found.\n" + "\n".join(reversed(lines)) if lines else None
+
+
+def _off(value: str) -> str:
+    number = float(value.replace(",", ""))
+    decimals = len(value.split(".")[1]) if "." in value else 0
+    return f"{number * 1.1 + 1:.{decimals}f}"
+
+
+def semantic_rewrites(task: Task, plan: Any) -> list[Equivalent]:
+    """The ``facts`` answer, and the fact-breaking rewrites of it a task admits (see the module)."""
+    facts = facts_answer(task)
+    if facts is None:
+        return []
+    out = [Equivalent("facts", facts, plan)]
+    passed_on = json.dumps([p.call.arguments for p in plan], ensure_ascii=False)
+    numeric = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
+               if _NUMBER.fullmatch(v.replace(",", "")) and not appears_in(v, passed_on)]
+    if numeric:
+        out.append(Equivalent("value_off", facts_answer(task, off=numeric[0]) or facts, plan))
+    if any(isinstance(cp, SearchCheckpoint) and cp.claim for cp in checkpoints_of(task)):
+        out.append(Equivalent("swapped_claim", facts_answer(task, swap=True) or facts, plan))
     return out
 
 
@@ -271,13 +339,33 @@ def _exemptions(task: Task) -> list[EquivalenceExemption]:
 def equivalence_problems(task: Task, result: TaskEquivalence) -> list[str]:
     """Variants that lost the score without an exemption, and exemptions that excuse nothing."""
     problems = [f"an equivalent answer loses the score ({r.kind}: {r.why}) — accept that form in the checks, or "
-                f"add an equivalence exemption for {r.kind!r} saying why it is wrong" for r in result.failures]
-    lost = {r.kind for r in result.results if not r.kept}
+                f"add an equivalence exemption for {r.kind!r} saying why it is wrong" for r in result.failures
+                if not r.breaking]
+    problems += [f"a fact-breaking rewrite keeps the full score ({r.kind}) — the checks cannot tell that wrong "
+                 f"answer from the right one" for r in result.failures if r.breaking]
+    lost = {r.kind for r in result.results if not r.right}
     problems += [f"equivalence exemption {e.kind!r} excuses no variant" for e in _exemptions(task)
                  if e.kind not in lost]
     return problems
 
 
-__all__ = ["ANSWER_VARIANTS", "KINDS", "Equivalent", "EquivalentResult", "TaskEquivalence", "derive_equivalents",
-           "emphasised", "equivalence_problems", "equivalence_test", "relaid", "relaid_arguments", "reordered",
-           "retyped", "rounded", "written_dates"]
+__all__ = [
+    "ANSWER_VARIANTS",
+    "BREAKING",
+    "KINDS",
+    "Equivalent",
+    "EquivalentResult",
+    "TaskEquivalence",
+    "derive_equivalents",
+    "emphasised",
+    "equivalence_problems",
+    "equivalence_test",
+    "facts_answer",
+    "relaid",
+    "relaid_arguments",
+    "reordered",
+    "retyped",
+    "rounded",
+    "semantic_rewrites",
+    "written_dates",
+]

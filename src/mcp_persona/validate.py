@@ -48,14 +48,17 @@ class Report:
                 out[key] = (killed + sum(r.killed for r in m.counted), total + len(m.counted))
         return dict(sorted(out.items()))
 
-    def equivalence_rate(self) -> dict[str, tuple[int, int]]:
-        """(kept, tested) equivalent variants per kind, and ``all``: kept means the full score stayed."""
+    def equivalence_rate(self, *, breaking: bool = False) -> dict[str, tuple[int, int]]:
+        """(right, tested) variants per kind, and ``all``: the fact-preserving ones (right: the full score stayed),
+        or with ``breaking`` the fact-breaking ones (right: the score was lost)."""
         out: dict[str, tuple[int, int]] = {}
         for t in self.equivalences:
             for r in t.results:
+                if r.breaking != breaking:
+                    continue
                 for key in (r.kind, "all"):
-                    kept, total = out.get(key, (0, 0))
-                    out[key] = (kept + r.kept, total + 1)
+                    right, total = out.get(key, (0, 0))
+                    out[key] = (right + r.right, total + 1)
         return dict(sorted(out.items()))
 
     @property

@@ -50,6 +50,12 @@ def validate(
         k, n = kept["all"]
         console.print(f"equivalents keeping the full score: {k}/{n} ({100 * k / n if n else 100:.1f}%) · "
                       + " · ".join(parts))
+    lost = report.equivalence_rate(breaking=True)
+    if lost:
+        parts = [f"{kind} {k}/{n}" for kind, (k, n) in lost.items() if kind != "all"]
+        k, n = lost["all"]
+        console.print(f"fact-breaking rewrites losing the score: {k}/{n} ({100 * k / n if n else 100:.1f}%) · "
+                      + " · ".join(parts))
     if report.robustness is not None:
         for line in report.robustness.summary():
             console.print(line, soft_wrap=True, highlight=False)

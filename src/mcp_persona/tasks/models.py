@@ -193,7 +193,8 @@ class EquivalenceExemption(BaseModel):
     :mod:`mcp_persona.equivalents`): the instruction asks for exactly the form the variant changes."""
 
     model_config = _STRICT
-    kind: Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text"]
+    kind: Literal["opening", "emphasis", "rounded", "reordered", "dates", "files", "free_text", "facts",
+                  "value_off", "swapped_claim"]
     reason: str = Field(min_length=25)
 
 
