@@ -154,6 +154,7 @@ def test_validate_passes_on_the_bundled_suite() -> None:
     assert "all valid" in out
     assert "mutants killed:" in out  # every task is mutation-tested, and no unexempted mutant survives
     assert "equivalents keeping the full score:" in out  # and equivalence-tested: every variant kept its score
+    assert "fact-breaking rewrites losing the score:" in out and "(100.0%)" in out  # and every breaking one lost it
 
 
 def test_validate_fails_loudly_on_an_unsolvable_task(tmp_path: Path) -> None:
