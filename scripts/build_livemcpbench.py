@@ -47,6 +47,13 @@ def gt(summary: str, *values: str) -> dict[str, Any]:
     return {"type": "generic_search", "summary": summary, "gt_value": list(values)}
 
 
+def claimed(check: dict[str, Any], winner: str, rival: str, *, up: bool = True) -> dict[str, Any]:
+    """``check`` (the values compared) with the choice the comparison asks for: the answer must also put
+    ``winner`` on top (or, not ``up``, at the bottom), not merely name both (mcp_persona.scoring.claims); the
+    values ground the claim, so a guess without them fails."""
+    return check | {"claim": {"winner": winner, "rivals": [rival]} | ({} if up else {"up": False})}
+
+
 def computed(summary: str, value: str, expression: str) -> dict[str, Any]:
     """A GT value the agent works out: grounded by the numbers of ``expression`` (fetched, or stated in the
     instruction), not by a calculator's output."""
@@ -224,7 +231,7 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
     out = []
     for i, (a, b) in enumerate(pairs):
         va, vb = rec(server, a)["value"], rec(server, b)["value"]
-        hi = a if va >= vb else b
+        hi, lo = (a, b) if va >= vb else (b, a)
         diff = abs(va - vb)
         expr = f"{max(va, vb)}-{min(va, vb)}"
         out.append(task(
@@ -233,7 +240,8 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
             f"{a}: {num(va)}, {b}: {num(vb)}; {hi} is higher by {num(diff)}.",
             [f"Look up the {noun} of {a}: {num(va)}", f"Look up the {noun} of {b}: {num(vb)}",
              f"Calculate the difference: {hi} is higher by {num(diff)}"],
-            checks=[gt(f"both {noun}s", num(va), num(vb)), computed("the difference", num(diff), expr)]))
+            checks=[claimed(gt(f"both {noun}s, the higher named", num(va), num(vb)), hi, lo),
+                    computed("the difference", num(diff), expr)]))
     return out
 
 
@@ -382,7 +390,8 @@ def leisure() -> list[dict[str, Any]]:
             [f"Search Hacker News stories for '{x}': {num(rx['value'])} points",
              f"Search Hacker News stories for '{y}': {num(ry['value'])} points",
              f"Calculate the gap: '{top['name']}' leads by {num(diff)}"],
-            checks=[gt("both stories' points", num(rx["value"]), num(ry["value"])),
+            checks=[claimed(gt("both stories' points, the higher named", num(rx["value"]), num(ry["value"])),
+                            *((x, y) if top is rx else (y, x))),
                     computed("the gap", num(diff), expr)]))
     return out
 
@@ -424,7 +433,9 @@ def travel() -> list[dict[str, Any]]:
             ["Look up the station codes of Beijing and Shanghai",
              f"Find the trains from Beijing to Shanghai on 2026-05-08 and their fares: {a} {num(va)}, {b} {num(vb)}",
              f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
-            checks=[gt("both fares", num(va), num(vb)), computed("the saving", num(abs(va - vb)), expr)]))
+            checks=[claimed(gt("both fares, the cheaper named", num(va), num(vb)), cheap, b if cheap == a else a,
+                            up=False),
+                    computed("the saving", num(abs(va - vb)), expr)]))
     return out
 
 
@@ -459,7 +470,9 @@ def shopping() -> list[dict[str, Any]]:
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper.",
             [f"Search Airbnb listings for '{a}': {num(va)} per night",
              f"Search Airbnb listings for '{b}': {num(vb)} per night", f"Say that '{cheap}' is cheaper ({num(price)})"],
-            checks=[gt("both prices", num(va), num(vb))], difficulty="easy"))
+            checks=[claimed(gt("both prices, the cheaper named", num(va), num(vb)), cheap, b if cheap == a else a,
+                            up=False)],
+            difficulty="easy"))
     return out
 
 

@@ -240,7 +240,8 @@ def test_outputs_pasted_as_the_answer_fail_however_short(task_id: str) -> None:
         record = anyio.run(partial(run_episode, t, paster, protocol=PROTOCOL))
         score = record.score.detail
         assert score is not None and len(record.trajectory.final_answer) < 1500  # under the length rule
-        assert all(c["passed"] for c in score["checks"])  # every value is there, and grounded
+        # every value is there, and grounded (a comparison's claim aside: pasted outputs claim nothing)
+        assert all(c["passed"] for c in score["checks"] if "named" not in c["summary"])
         assert score["success"] is False and score["answer_dump"] is True
         assert score["dump_why"].startswith(("answer is ", "answer repeats ")), score["dump_why"]
         assert "% pasted tool output" in score["dump_why"] or "% of what the tools returned" in score["dump_why"]

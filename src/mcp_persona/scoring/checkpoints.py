@@ -104,7 +104,8 @@ def score_episode(
     exec_acc = sum(1.0 for r in ops if r.score == 1.0) / len(ops) if ops else None
     evidence = Evidence.of(ok_calls, given=task.instruction, echoes=True)  # see grounding: rewritten values
     ungrounded = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
-                  if (stated := [f for f in cp.forms(v) if appears_in(f, trajectory.final_answer)])
+                  if not (cp.claim and v == cp.claim.winner)  # named by the question; its claim is the fact
+                  and (stated := [f for f in cp.forms(v) if appears_in(f, trajectory.final_answer)])
                   and all(evidence.why_ungrounded(f, cp.derived.get(f)) for f in stated)]
     dump = answer_dump(trajectory.final_answer, task.reference_answer, evidence)
     return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded, dump is not None, dump)

@@ -24,10 +24,12 @@ UP = ("more", "higher", "larger", "bigger", "greater", "denser", "longer", "olde
       "richer", "pricier", "costlier", "outperforms", "outperformed", "outperform", "beats", "beat", "exceeds",
       "exceeded", "ahead", "above", "most", "highest", "largest", "biggest", "greatest", "densest", "longest",
       "oldest", "tallest", "best", "wins", "won", "leads", "surpasses", "surpassed", "outsold", "outgrossed",
-      "outearned", "top", "winner", "higher-priced", "expensive", "priciest", "dearest")
+      "outearned", "top", "winner", "higher-priced", "expensive", "priciest", "dearest", "strongest", "led",
+      "stronger")
 DOWN = ("less", "lower", "smaller", "fewer", "shorter", "younger", "cheaper", "slower", "behind", "below",
         "trails", "trailed", "underperforms", "underperformed", "least", "lowest", "smallest", "fewest", "worst",
-        "cheapest", "shortest", "youngest", "loses", "lower-priced", "less-populated")
+        "cheapest", "shortest", "youngest", "loses", "lower-priced", "less-populated", "weakest", "weaker",
+        "trailing", "lags", "lagged", "lagging")
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 # sentences, lines, semicolons, and the halves of "A ..., and/but/while B ...": one comparison each
@@ -44,7 +46,7 @@ class Stance:
 def stances(answer: str, entities: list[str]) -> list[Stance]:
     """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring)."""
     out: list[Stance] = []
-    for clause in _CLAUSE.split(answer.lower()):
+    for clause in (part for c in _CLAUSE.split(answer.lower()) for part in _comparisons(c)):
         named = sorted((m.start(), e) for e in entities for m in _mentions(clause, e))
         word = next(((m.start(), m.group()) for m in _WORD.finditer(clause) if m.group() in UP + DOWN), None)
         if not named or word is None:
@@ -87,6 +89,19 @@ def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = Tru
     if not firsts or winner not in {e for _, e in firsts}:
         return False, f"the answer does not name {winner}"
     return False, f"the answer leads with {firsts[0][1]}, not {winner}, and claims no order"
+
+
+def _comparisons(clause: str) -> list[str]:
+    """``clause`` cut at commas and bars where each side makes a comparison of its own ("MSFT was the best,
+    NVDA the worst", "Best: MSFT | Worst: NVDA"); a part with no comparative word stays with the one before."""
+    groups: list[str] = []
+    for part in re.split(r",\s*|\s*\|\s*", clause):
+        compares = any(w in UP or w in DOWN for w in _WORD.findall(part))
+        if groups and (not compares or not any(w in UP or w in DOWN for w in _WORD.findall(groups[-1]))):
+            groups[-1] += ", " + part
+        else:
+            groups.append(part)
+    return groups
 
 
 def _mentions(text: str, entity: str) -> list[re.Match[str]]:

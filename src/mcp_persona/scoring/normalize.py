@@ -88,18 +88,18 @@ def _normalized(text: str) -> str:
 # 0.03% off; 31 million for 31.2 million 0.6%): a reader's rounding, never another figure.
 TOLERANCE = 0.01
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
-           "trillion": 1e12}
+           "trillion": 1e12, "tn": 1e12, "t": 1e12}
 _CURRENCY = r"(?:[$£€¥₩₹]|us\$|usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf)"
 _UNIT = (r"(?:%|°\s?[cf]?|degrees?(?: [cf]| celsius| fahrenheit)?|[cf]|km|mi|miles?|ft|feet|foot|m|meters?|metres?|"
          r"cm|mm|kg|g|lbs?|pounds?|min|minutes?|h|hrs?|hours?|days?|nights?|mph|km/h|kmh|points?|pts|"
          r"usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf|dollars?|euros?|yen|won|rupees?|x)")
 _QUANTITY = re.compile(rf"{_CURRENCY}?\s?(?P<sign>[-−])?\s?{_CURRENCY}?\s?(?P<int>\d+)(?:\.(?P<dec>\d+))?"
-                       rf"(?:\s?(?P<scale>thousand|million|billion|trillion|k|mn|m|bn|b)\b)?\s?{_UNIT}?")
+                       rf"(?:\s?(?P<scale>thousand|million|billion|trillion|k|mn|m|bn|b|tn|t)\b)?\s?{_UNIT}?")
 # digits that are no number of their own: dates, clock times, versions (1.8.3)
 _NOT_NUMBERS = re.compile(r"\d{4}[-/]\d{1,2}[-/]\d{1,2}(?:t\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)?"
                           r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?|\d+(?:\.\d+){2,}")
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])(?P<sign>[-−](?=\d))?(?P<int>\d+)(?:\.(?P<dec>\d+))?(?![\d]|\.\d|[a-z]+\d)"
-                             r"(?:\s?(?P<word>thousand|million|billion|trillion)\b|(?P<abbr>k|mn|m|bn|b)\b)?")
+                             r"(?:\s?(?P<word>thousand|million|billion|trillion)\b|(?P<abbr>k|mn|m|bn|b|tn|t)\b)?")
 
 
 @dataclass(frozen=True)

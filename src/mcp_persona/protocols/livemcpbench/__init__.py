@@ -111,8 +111,9 @@ class LiveMCPBenchProtocol(Protocol):
                     if not (suite_files(task) / n).exists()]
         for cp in task.spec.checkpoints:
             if isinstance(cp, SearchCheckpoint):
+                # a comparison's winner is named by the question itself: its claim is the fact checked
                 problems += [f"GT value {v!r} is given away by the instruction" for v in cp.gt_value
-                             if appears_in(v, task.instruction)]
+                             if appears_in(v, task.instruction) and not (cp.claim and v == cp.claim.winner)]
         if problems:
             return problems
         agent = ListingReference(self)

@@ -217,8 +217,9 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
                             "why": f"answer lacks {missing}", "ungrounded": []})
                 continue
             # grounded when some form the answer states is (an alternative of a tie: its own evidence)
-            why = {v: "; ".join(ws) for v, forms in stated.items()
-                   if all(ws := [seen.why_ungrounded(f, cp.derived.get(f)) or "" for f in forms])}
+            # a comparison's winner is named by the question: its claim, checked above, is the fact
+            why = {v: "; ".join(ws) for v, forms in stated.items() if not (cp.claim and v == cp.claim.winner)
+                   and all(ws := [seen.why_ungrounded(f, cp.derived.get(f)) or "" for f in forms])}
             out.append({"kind": "answer", "summary": cp.summary, "passed": not why,
                         "why": "; ".join(why.values()) if why else "ok", "ungrounded": list(why)})
         elif isinstance(cp, OtherCheckpoint):

@@ -32,7 +32,8 @@ def static_problems(task: Task) -> list[str]:
     given = task.instruction + "\n" + "\n".join(task.spec.given_facts().values())
     for i, cp in enumerate(task.spec.checkpoints):
         if isinstance(cp, SearchCheckpoint):
-            leaked = [v for v in cp.gt_value if appears_in(v, given)]
+            # a comparison's winner is named by the question itself: its claim is the fact checked
+            leaked = [v for v in cp.gt_value if appears_in(v, given) and not (cp.claim and v == cp.claim.winner)]
             if leaked:
                 problems.append(f"checkpoint {i}: GT {leaked} already stated in the instruction or context")
     for call in task.gold_calls:
