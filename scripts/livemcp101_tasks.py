@@ -88,11 +88,16 @@ def found(
     server: str | None = None,
     derived: dict[Any, str] | None = None,
     alternatives: dict[Any, list[Any]] | None = None,
+    claim: tuple[str, list[str], bool] | None = None,
 ) -> dict[str, Any]:
     """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
     showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
-    ``alternatives`` the other values the data or the wording makes right. Keys are GT values, as ``values``."""
+    ``alternatives`` the other values the data or the wording makes right. Keys are GT values, as ``values``.
+    ``claim``: (winner, rivals, up) for a comparison or a choice: the answer must put the winner on top (``up``)
+    or at the bottom, not merely name it (mcp_persona.scoring.claims)."""
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
+    if claim:
+        cp["claim"] = {"winner": claim[0], "rivals": list(claim[1])} | ({} if claim[2] else {"up": False})
     if server:
         cp["server"] = server
     if derived:
@@ -141,14 +146,17 @@ def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_
 def sheet_cells(
     book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True
 ) -> dict[str, Any]:
-    """Exact values of named cells (``cells.B7``): a header renamed or a formula left out is caught."""
+    """Values of named cells (``cells.B7``): a number with decimals as ``$approx`` (any value that rounds to it at
+    the decimals it is written with: a formula's unrounded result, or more decimals, is the same figure); a
+    whole number or a text exactly."""
     cp: dict[str, Any] = {
         "type": "operate",
         "summary": f"Sheet '{sheet}' of {book} holds {what}",
         "server": "excel",
         "tool": tool,
         "operate_type": "create" if new else "modify",
-        "expect": {f"cells.{k}": v for k, v in cells.items()},
+        "expect": {f"cells.{k}": {"$approx": v} if isinstance(v, float) and not v.is_integer() else v
+                   for k, v in cells.items()},
     }
     if new:
         cp |= {"entity": "worksheet", "parent_expect": {"filepath": book}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Any
 
 from livemcp101_tasks import (
@@ -52,6 +54,7 @@ def _now_and_weather(city: str, tid: str, tz: str = "Asia/Shanghai") -> None:
             "checkpoints": [
                 found(f"local time in {city}", local),
                 found(f"current temperature in {city}", cur["temp_c"]),
+                found(f"current conditions in {city}", cur["condition"]),
             ],
             "answer": f"It is {local} ({clock['day_of_week']}) in {city}. Conditions: {cur['condition'].lower()}, "
             f"{cur['temp_c']} °C (feels like {cur['feels_like_c']} °C), humidity {cur['humidity']}%.",
@@ -77,12 +80,20 @@ def _convert_two_days(amount: int, src: str, dst: str, day: str, tid: str) -> No
         )
         diff = round(now["result"] - then["result"], 2)
         word = "more" if diff > 0 else "less"
+        # the comparison: today's amount above or below the other day's. It is read on "today" alone: the other
+        # day is named in many ways and often sits between "today" and the comparative ("X today vs Y on <day>,
+        # so less today"), where the reader would take the day for the subject; its rival is a placeholder
+        that_day = [f"the amount of {day}"]
         return {
             "instruction": f"How much is {amount:,} {src} in {dst} at today's rate, and how does that compare "
             f"with what it would have been on {day}?",
             "checkpoints": [
                 found(f"{amount} {src} in {dst} today", now["result"]),
-                found(f"{amount} {src} in {dst} on {day}", then["result"]),
+                found(
+                    f"{amount} {src} in {dst} on {day}, and today's amount {word} than that",
+                    then["result"],
+                    claim=("today", that_day, diff > 0),
+                ),
             ],
             "answer": f"Today {amount:,} {src} = {now['result']} {dst} (rate {now['rate']}). On {day} it would "
             f"have been {then['result']} {dst} (rate {then['rate']}), so today's amount is "
@@ -107,7 +118,7 @@ def _chart_movie(kind: str, tid: str) -> None:
         hours, mins = divmod(d["runtime"], 60)
         return {
             "instruction": f"What's the number one {kind} movie on TMDB at the moment? Tell me who directed it "
-            "and how long it runs.",
+            "and how many minutes it runs.",
             "checkpoints": [
                 found(f"the #1 {kind} movie", d["title"]),
                 found("its director", d["director"]),
@@ -234,11 +245,12 @@ def _hn_top(n: int, tid: str) -> None:
         first_comment = story["comments"][0]
         return {
             "instruction": f"What are the top {n} stories on Hacker News right now, with their scores? For the top "
-            "one, tell me who posted it and what the first comment says.",
+            "one, tell me who posted it and quote its first comment.",
             "checkpoints": [
                 found("the top stories", *[s["title"] for s in top]),
-                found("the top story's score", top[0]["score"]),
+                *[found(f"the score of '{s['title']}'", s["score"]) for s in top],
                 found("the top story's author", story["by"]),
+                found("the top story's first comment, quoted", first_comment["text"].rstrip(".!")),
             ],
             "answer": f"Top {n}: {lines}. The top story was posted by {story['by']}; the first comment "
             f'({first_comment["by"]}) says: "{first_comment["text"]}"',
@@ -279,7 +291,10 @@ def _cheapest_stay(city: str, checkin: str, checkout: str, adults: int, tid: str
         res = await p.step(
             ("airbnb", "airbnb_search", {"location": city, "checkin": checkin, "checkout": checkout, "adults": adults})
         )
-        best = res["searchResults"][0]
+        listings = res["searchResults"]
+        low = min(x["price"]["total"] for x in listings)  # the cheapest stay: its total, cleaning included
+        best = next(x for x in listings if x["price"]["total"] == low)
+        tied = [x["name"] for x in listings if x["price"]["total"] == low and x is not best]
         d = await p.step(
             (
                 "airbnb",
@@ -288,10 +303,25 @@ def _cheapest_stay(city: str, checkin: str, checkout: str, adults: int, tid: str
             )
         )
         total = d["price"]["total"]
+
+        def has(a: str) -> str:
+            return "yes" if a in d["amenities"] else "no"
+
+        amenities = found(
+            f"whether the listing has Wifi ({has('Wifi')}) and a kitchen ({has('Kitchen')})"
+            + (f"; for a tied listing ({', '.join(tied)}) as its own details show" if tied else ""),
+            best["name"],
+            alternatives={best["name"]: tied},
+        )
+        amenities["rules_cannot_check"] = "whether the answer says rightly if the listing has Wifi and a kitchen"
         return {
             "instruction": f"Find me the cheapest Airbnb in {city} for {adults} adult{'s' if adults > 1 else ''} "
             f"from {checkin} to {checkout}. What's the total for the stay and does it have Wifi and a kitchen?",
-            "checkpoints": [found("the cheapest listing", best["name"]), found("the stay's total price", total)],
+            "checkpoints": [
+                found("the cheapest listing", best["name"], alternatives={best["name"]: tied}),
+                found("the stay's total price", total),
+                amenities,
+            ],
             "answer": f'The cheapest fit is "{best["name"]}" ({d["room_type"]}, {best["price"]["rate"]}): '
             f"${total} in total for {d['price']['nights']} nights including cleaning. Wifi: "
             f"{'yes' if 'Wifi' in d['amenities'] else 'no'}; kitchen: "
@@ -312,13 +342,19 @@ def _close_and_pe(ticker: str, day: str, tid: str) -> None:
             ("yahoo_finance", "get_stock_price_on_date", {"ticker": ticker, "date": day}),
             ("yahoo_finance", "get_stock_info", {"ticker": ticker}),
         )
+        cap = info["marketCap"]
         return {
             "instruction": f"What did {ticker} close at on {day}, and what's its current trailing P/E and market cap?",
-            "checkpoints": [found(f"{ticker} close on {day}", bar["close"]), found("trailing P/E", info["trailingPE"])],
+            "checkpoints": [
+                found(f"{ticker} close on {day}", bar["close"]),
+                found("trailing P/E", info["trailingPE"]),
+                # "$3.10T": the matcher reads no "T" for trillion, so that shorthand is spelt out as accepted
+                found("market cap", cap, alternatives={cap: [f"{cap / 1e12:.{k}f}T" for k in (1, 2) if cap >= 1e12]}),
+            ],
             "answer": f"{info['longName']} ({ticker}) closed at ${bar['close']} on {day}. As of the last close "
             f"({info['asOf']}, ${info['currentPrice']}) its trailing P/E is {info['trailingPE']} and its "
             f"market cap is ${info['marketCap']:,}.",
-            "key_points": [f"close {bar['close']}", f"P/E {info['trailingPE']}"],
+            "key_points": [f"close {bar['close']}", f"P/E {info['trailingPE']}", f"market cap {cap:,}"],
         }
 
 
@@ -337,7 +373,11 @@ def _npm_pkg(name: str, tid: str) -> None:
         return {
             "instruction": f"Before I add {name} to our project: what's its latest version, its license, and how "
             "many downloads did it get last week?",
-            "checkpoints": [found("latest version", info["latest"]), found("weekly downloads", dl["downloads"])],
+            "checkpoints": [
+                found("latest version", info["latest"]),
+                found("its license", info["license"]),
+                found("weekly downloads", dl["downloads"]),
+            ],
             "answer": f"{name} is at {info['latest']} (published {info['published'][:10]}), licensed "
             f"{info['license']}, with {dl['downloads']:,} downloads last week.",
             "key_points": [info["latest"], info["license"], f"{dl['downloads']:,}"],
@@ -360,6 +400,7 @@ async def _trending_jp(p: Plan) -> dict[str, Any]:
         "it and how many views does it have?",
         "checkpoints": [
             found("the #1 trending video in Japan", item["snippet"]["title"]),
+            found("its creator (channel)", item["snippet"]["channelTitle"]),
             found("its view count", item["statistics"]["viewCount"]),
         ],
         "answer": f'#1 in Japan is "{item["snippet"]["title"]}" by {item["snippet"]["channelTitle"]}: {mins} min '
@@ -418,6 +459,10 @@ def _day_plan(
                 found("the chosen food place", food["name"]),
                 file_has(path, sight["name"], "the sight"),
                 file_line(path, ds["opening_hours"]["daily"].split("-"), "the sight's opening hours"),
+                file_has(path, food["name"], "the food place"),
+                file_line(path, df["opening_hours"]["daily"].split("-"), "the food place's opening hours"),
+                file_line(path, [f"{t1} min"], f"the transit time to {sight['name']}"),
+                file_line(path, [f"{t2} min"], f"the transit time to {food['name']}"),
             ],
             "answer": f"Plan saved to {path}: {sight['name']} (rating {sight['rating']}, open "
             f"{ds['opening_hours']['daily']}, ~{t1} min by transit) and {food['name']} (rating "
@@ -502,7 +547,8 @@ def _director_pair(name: str, tid: str) -> None:
             "instruction": f"{name} has two films on TMDB. Which one made more profit (revenue minus budget), "
             "and by how much?",
             "checkpoints": [
-                found("the two films", d1["title"], d2["title"]),
+                found("the film that made more profit", better["title"],
+                      claim=(better["title"], [other["title"]], True)),
                 found("the profit difference", abs(calc["result"]), derived={abs(calc["result"]): gap}),
             ],
             "answer": f"{d1['title']}: revenue ${d1['revenue']:,}, budget ${d1['budget']:,}; {d2['title']}: revenue "
@@ -546,8 +592,8 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             f"with the repo's open pull requests in {path} so I can bring it to triage.",
             "checkpoints": [
                 found("the most discussed open issue", issue["title"]),
-                file_has(path, issue["title"], "the issue"),
-                file_has(path, f"#{issue['number']}", "the issue number"),
+                file_line(path, [issue["number"], issue["title"]], "the issue, with its number"),
+                *[file_has(path, x["title"], f"open pull request #{x['number']}") for x in prs],
             ],
             "answer": f'The most discussed open issue is #{issue["number"]} "{issue["title"]}" '
             f"({issue['comments']} comments). I wrote it and the open pull requests ({len(prs)}) to "
@@ -561,7 +607,12 @@ _triage("tiangolo", "fastapi", "software_medium_02")
 _triage("pola-rs", "polars", "software_medium_03")
 
 
-def _compare_facts(a: str, b: str, code: str, what: str, path: str, question: str, tid: str) -> None:
+def _compare_facts(
+    a: str, b: str, code: str, what: str, path: str, question: str, tid: str, up: bool | None = None
+) -> None:
+    """``up``: the question asks which of the two is bigger (True: ``a``'s figure, the first printed, must come
+    out on top when it is the larger); the answer must say so, and the file must hold every figure."""
+
     @task(tid, "knowledge_research", "medium")
     async def t(p: Plan) -> dict[str, Any]:
         fa, fb = await p.step(
@@ -573,9 +624,15 @@ def _compare_facts(a: str, b: str, code: str, what: str, path: str, question: st
         text = f"# {a} vs {b}\n\n" + "\n".join(f"- {line}" for line in lines) + "\n"
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
         values = [line.split(": ", 1)[1] for line in lines]
+        checkpoints = [found(what, *values), file_has(path, values[0], "the first figure")]
+        if up is not None:  # which of the two: by their figures, the first printed being a's
+            top, other = (a, b) if float(values[0]) > float(values[1]) else (b, a)
+            checkpoints[0] = found(what + f", and {top} ahead of {other}", *values, claim=(top, [other], up))
+            checkpoints[1]["expect"]["content"] = {"$all": [{"$contains": v} for v in values]}
+            checkpoints[1]["summary"] = f"Write {path} with both figures"
         return {
             "instruction": question + f" Save the comparison to {path}.",
-            "checkpoints": [found(what, *values), file_has(path, values[0], "the first figure")],
+            "checkpoints": checkpoints,
             "answer": f"{'; '.join(lines)}. Saved to {path}.",
             "key_points": lines,
         }
@@ -603,6 +660,7 @@ _compare_facts(
     "Which is more densely populated, Tokyo or London? Work out people per square kilometre from "
     "Wikipedia's population and area.",
     "knowledge_medium_02",
+    up=True,
 )
 
 
@@ -626,25 +684,22 @@ def _prices_to_book(ticker: str, tid: str) -> None:
                 },
             )
         )
+        n = len(rows)
+        first, last = bars[0]["Close"], bars[-1]["Close"]
+        # the rows oldest or newest first (the instruction fixes no order): the middle row is the same either way
+        table = {"A1": "Date", "B1": "Close", "B2": {"$in": [{"$approx": first}, {"$approx": last}]},
+                 f"B{n // 2 + 1}": bars[n // 2 - 1]["Close"], f"B{n}": {"$in": [{"$approx": last}, {"$approx": first}]}}
+        average = sheet_cells(book, "Sheet1", {f"B{n + 1}": avg["value"]}, "the average under the prices, by a "
+                              "formula over them", tool="apply_formula")
+        average["expect"][f"formulas.B{n + 1}"] = {"$all": [{"$contains": "B2"}, {"$contains": f"B{n}"}]}
         return {
             "instruction": f"Put {ticker}'s closing prices for the last five trading sessions into a new workbook "
             f"{book} (Date and Close columns, first sheet) and add the average close under the "
             "prices with a formula. What's the average?",
             "checkpoints": [
                 found("the average close", avg["value"]),
-                sheet_cells(
-                    book,
-                    "Sheet1",
-                    {"A1": "Date", "B1": "Close", "B2": bars[0]["Close"], f"B{len(rows)}": bars[-1]["Close"]},
-                    "the header and the first and last closes",
-                ),
-                sheet_cells(
-                    book,
-                    "Sheet1",
-                    {f"B{len(rows) + 1}": avg["value"]},
-                    "the average under the prices",
-                    tool="apply_formula",
-                ),
+                sheet_cells(book, "Sheet1", table, "the header and the closes, in either date order"),
+                average,
             ],
             "answer": f"Created {book} with the closes of {bars[0]['Date']}..{bars[-1]['Date']} and "
             f"=AVERAGE(B2:B{len(rows)}) in B{len(rows) + 1}: the average close is {avg['value']}.",
@@ -678,6 +733,7 @@ def _topic_digest(word: str, repo_q: str, tid: str) -> None:
                 found("the Hacker News story", story["title"]),
                 found("the most-starred repository", top_repo["full_name"]),
                 file_has(path, top_repo["full_name"], "the repository"),
+                file_has(path, story["title"], "the Hacker News story"),
             ],
             "answer": f'Top story: "{story["title"]}" ({story["score"]} points). Most-starred repo: '
             f"{top_repo['full_name']} ({top_repo['stargazers_count']:,} stars). Digest saved to {path}.",
@@ -707,13 +763,20 @@ def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid
             )
         )
         months = dbl["stdout"].splitlines()[0].split(": ")[1]
+        import math
+
+        # "how long until it doubles" fixes no unit: months (exact or the first whole month past it), or years
+        # (exact, as the whole months make them, or rounded to whole years)
+        m = math.log(2) / math.log(1 + rate / 100 / 12)
+        doubling = [round(m), round(m, 1), round(m / 12, 2), round(int(months) / 12, 2), round(m / 12)]
         return {
             "instruction": f"If I deposit {principal:,} {cur} at {rate}% a year compounded monthly for {years} "
             f"years, what will I have? How long until the money doubles at that rate, and what is "
             f"the final amount worth in {target} today?",
             "checkpoints": [
                 found("the final amount", final["result"], derived={final["result"]: grown}),
-                found("months to double", months),
+                found("the time to double", months, alternatives={months: [x for x in dict.fromkeys(doubling)
+                                                                           if str(x) != months]}),
                 found(f"the final amount in {target}", conv["result"]),
             ],
             "answer": f"After {years} years: {final['result']} {cur}. It doubles after {months} months "
@@ -792,13 +855,25 @@ def _channel_duel(topic: str, tid: str) -> None:
         big = max(stats["items"], key=lambda c: c["statistics"]["subscriberCount"])
         top = await p.step(("youtube_data", "getChannelTopVideos", {"channelId": big["id"], "maxResults": 1}))
         best = next(r for r in cmp_["videos"] if r["id"] == cmp_["mostViewed"])
+        small = next(c for c in stats["items"] if c["id"] != big["id"])
+
+        def lead(title: str) -> str:
+            """A title's words before its first figure: how the claim names the video, so that a figure in it
+            set in bold ("Under **$5**") still names it."""
+            head = re.split(r"[\d$£€¥]", title, maxsplit=1)[0].rstrip(" -:,")
+            return head if len(head.split()) >= 2 else title
+
+        rival = next(r for r in cmp_["videos"] if r["id"] != best["id"])
         return {
             "instruction": f'Search YouTube for "{topic}" and take the top videos from two different channels. '
             "Which channel has more subscribers, which of the two videos has more views (and its "
             "likes per 1,000 views), and what's the bigger channel's most-viewed video overall?",
             "checkpoints": [
-                found("the bigger channel", big["snippet"]["title"]),
-                found("the more viewed video", best["title"]),
+                found("the channel with more subscribers", big["snippet"]["title"],
+                      claim=(big["snippet"]["title"], [small["snippet"]["title"]], True)),
+                found("the more viewed video", best["title"],
+                      claim=(lead(best["title"]), [lead(rival["title"])], True)),
+                found("the more viewed video's likes per 1,000 views", best["likesPer1000Views"]),
                 found("the bigger channel's top video", top["items"][0]["snippet"]["title"]),
             ],
             "answer": f"{big['snippet']['title']} is bigger ({big['statistics']['subscriberCount']:,} subscribers). "
@@ -836,11 +911,19 @@ def _meeting(organiser_tz: str, at: str, zones: list[str], tid: str, tz: str) ->
             f"colleagues in {', '.join(zones)}? Put the list in {path}.",
             "checkpoints": [
                 found("the converted times", *[c["target"]["datetime"][11:16] for c in convs]),
-                file_line(
-                    path,
-                    [zones[0].split("/")[-1], convs[0]["target"]["datetime"][11:16]],
-                    "the first colleague's time",
-                ),
+                {
+                    **file_line(path, [], "each colleague's time beside their zone"),
+                    "expect": {
+                        "path": path,
+                        "content": {
+                            "$all": [
+                                {"$line": [{"$in": list(dict.fromkeys([city, city.replace("_", " ")]))}, at_]}
+                                for city, at_ in ((z.split("/")[-1], c["target"]["datetime"][11:16])
+                                                  for z, c in zip(zones, convs, strict=True))
+                            ]
+                        },
+                    },
+                },
             ],
             "answer": f"Today ({now['datetime'][:10]}) {at} in {organiser_tz} is: "
             + "; ".join(lines)
@@ -872,17 +955,24 @@ def _full_trip(
     @task(tid, "travel_lifestyle", "hard", tz=tz)
     async def t(p: Plan) -> dict[str, Any]:
         ports = await p.step(("flights", "search_airports", {"query": city}))
-        dest = next(a["iata"] for a in ports["airports"] if a["iata"] == AIRPORT_OF[city])
-        fl, stay, fc = await p.step(
-            (
-                "flights",
-                "search_flights",
-                {"origin": orig, "destination": dest, "departure_date": day, "adults": adults},
-            ),
+        dests = [a["iata"] for a in ports["airports"]]  # every airport of the city: the cheapest may land at any
+        *fls, stay, fc = await p.step(
+            *[
+                (
+                    "flights",
+                    "search_flights",
+                    {"origin": orig, "destination": dest, "departure_date": day, "adults": adults},
+                )
+                for dest in dests
+            ],
             ("airbnb", "airbnb_search", {"location": city, "checkin": day, "checkout": back, "adults": adults}),
             ("weather", "get_forecast", {"city": city, "days": 7}),
         )
-        f, s = fl["offers"][0], stay["searchResults"][0]
+        offers = [o for fl in fls for o in fl["offers"]]
+        f = min(offers, key=lambda o: (o["total_price_usd"], datetime.fromisoformat(o["departure"])))
+        low = min(x["price"]["total"] for x in stay["searchResults"])  # the cheapest stay: its total
+        s = next(x for x in stay["searchResults"] if x["price"]["total"] == low)
+        tied = [x["name"] for x in stay["searchResults"] if x["price"]["total"] == low and x is not s]
         fd, sd = await p.step(
             ("flights", "get_flight_details", {"flight_number": f["flight_number"], "departure_date": day}),
             ("airbnb", "airbnb_listing_details", {"id": s["id"], "checkin": day, "checkout": back, "adults": adults}),
@@ -910,10 +1000,9 @@ def _full_trip(
         book = f"{WS}/{city.lower().replace(' ', '-')}-trip-budget.xlsx"
         await p.step(("excel", "create_workbook", {"filepath": book}))
         rows = [
-            ["Item", "USD"],
             [f"Flight {f['flight_number']}", f["total_price_usd"]],
-            [f"Stay {s['id']}", sd["price"]["total"]],
-            ["Total", total],
+            [f"Stay: {sd['name']}", sd["price"]["total"]],
+            ["Total (USD)", total],
         ]
         await p.step(("excel", "write_data_to_excel", {"filepath": book, "sheet_name": "Sheet1", "data": rows}))
         path = f"{WS}/{city.lower().replace(' ', '-')}-itinerary.md"
@@ -937,26 +1026,25 @@ def _full_trip(
             f"the whole itinerary in {path}. Also tell me the total in {home}.",
             "checkpoints": [
                 found("the cheapest flight", f["flight_number"]),
-                found("the cheapest stay", sd["name"]),
+                found("the cheapest stay", sd["name"], alternatives={sd["name"]: tied}),
                 found("the total in USD", total),
                 found(f"the total in {home}", conv["result"]),
-                sheet_cells(
-                    book,
-                    "Sheet1",
-                    {
-                        "A1": "Item",
-                        "B1": "USD",
-                        "A2": rows[1][0],
-                        "B2": f["total_price_usd"],
-                        "A3": rows[2][0],
-                        "B3": sd["price"]["total"],
-                        "A4": "Total",
-                        "B4": total,
-                    },
-                    "the flight, stay and total",
-                ),
+                {
+                    "type": "operate",
+                    "summary": f"A sheet of {book} holds the flight, its cost, the stay's cost and the total in USD",
+                    "server": "excel",
+                    "tool": "write_data_to_excel",
+                    "operate_type": "create",
+                    "entity": "worksheet",
+                    "expect": {"cells": {"$all": [
+                        *[{"$contains": v} for v in (f["flight_number"], f["total_price_usd"], sd["price"]["total"],
+                                                     total, "total")],
+                        {"$in": [{"$contains": w} for w in ["stay", "airbnb", sd["name"], *tied]]},
+                    ]}},
+                    "parent_expect": {"filepath": book},
+                },
                 file_has(path, f["flight_number"], "the flight"),
-                file_has(path, sd["name"], "the stay"),
+                file_line(path, [{"$in": [sd["name"], *tied]}], "the stay"),
                 file_has(path, top[0]["name"], "the top attraction"),
             ],
             "answer": f"Flight {f['flight_number']} ({f['airline']}) {fd['departure']} -> {fd['arrival']}, "
@@ -1012,6 +1100,18 @@ def _week_report(tickers: list[str], tid: str) -> None:
             )
         )
         buys = rec["strongBuy"] + rec["buy"]
+        exact = {k: (v[-1] - v[0]) / v[0] * 100 for k, v in closes.items()}
+        # a change as the table keeps it (2 decimals) or at one decimal, rounded from the exact or the kept figure
+        shown = {k: [x for x in dict.fromkeys([round(exact[k], 1), round(chg[k], 1)]) if x != chg[k]] for k in tickers}
+
+        def cell(k: str) -> dict[str, Any]:
+            return {"$in": [{"$approx": x} for x in dict.fromkeys([chg[k], *shown[k]])]}
+
+        means = dict.fromkeys([round(avg["value"], 2), round(sum(exact.values()) / len(exact), 2)])
+        pes = {k: i["trailingPE"] for k, i in zip(tickers, infos, strict=True)}
+        # best and worst are checked against the tickers between them: "NVDA is the lowest, below AAPL, MSFT and
+        # AMD" puts MSFT above NVDA, not on top, and must not count against "MSFT did best" (nor the other way)
+        middle = [k for k in tickers if k not in (best, worst)]
         return {
             "instruction": f"Give me a five-session performance review of {', '.join(tickers)}: each one's change "
             "in percent from the first to the last close, which did best and worst, and the P/E of "
@@ -1019,19 +1119,33 @@ def _week_report(tickers: list[str], tid: str) -> None:
             f"{book} with the average change under the Change % column, and tell me how many "
             "analysts rate the best performer a buy or strong buy.",
             "checkpoints": [
-                found("each change", *[str(chg[k]) for k in tickers]),
+                found("each change", *[str(chg[k]) for k in tickers],
+                      alternatives={str(chg[k]): shown[k] for k in tickers}),
+                found(f"the best performer ({best}) and its change", str(chg[best]),
+                      alternatives={str(chg[best]): shown[best]},
+                      claim=(best, middle, True)),
+                found(f"the worst performer ({worst}) and its change", str(chg[worst]),
+                      alternatives={str(chg[worst]): shown[worst]},
+                      claim=(worst, middle, False)),
+                found("each P/E", *pes.values()),
                 found("buy ratings of the best performer", buys, derived={buys: f"{rec['strongBuy']} + {rec['buy']}"}),
                 sheet_cells(
                     book,
                     "Sheet1",
-                    {**text_cells(rows), "D2": chg[tickers[0]], f"D{n}": chg[tickers[-1]]},
+                    {**text_cells(rows), "D2": cell(tickers[0]), f"D{n}": cell(tickers[-1])},
                     "the performance table",
                 ),
-                sheet_cells(book, "Sheet1", {f"D{n + 1}": avg["value"]}, "the average change", tool="apply_formula"),
+                sheet_cells(
+                    book,
+                    "Sheet1",
+                    {f"D{n + 1}": {"$in": [{"$approx": m} for m in means]}},
+                    "the average change",
+                    tool="apply_formula",
+                ),
             ],
             "answer": "Five-session change: "
             + ", ".join(f"{k} {chg[k]}% (P/E {i['trailingPE']})" for k, i in zip(tickers, infos, strict=True))
-            + f". Best: {best}, worst: {worst}. Average change {avg['value']}%. {buys} analysts rate "
+            + f". Best: {best}; worst: {worst}. Average change {avg['value']}%. {buys} analysts rate "
             f"{best} buy or strong buy ({rec['strongBuy']} strong buy, {rec['buy']} buy). Table in {book}.",
             "key_points": [f"best {best}", f"worst {worst}", f"{buys} buy ratings"],
         }
@@ -1097,8 +1211,8 @@ def _repo_health(repos: list[str], tid: str) -> None:
             "open bugs, listing those bugs' titles in the body.",
             "checkpoints": [
                 found("latest releases", *[s["release"] for s in stats.values()]),
-                file_line(path, [repos[0], stats[repos[0]]["release"]], "the first repo's row"),
-                file_line(path, [repos[-1], stats[repos[-1]]["release"]], "the last repo's row"),
+                *[file_line(path, [r, st["release"], st["last_commit"], st["open_bugs"]], f"the row of {r}")
+                  for r, st in stats.items()],
                 {
                     "type": "operate",
                     "summary": f"Open the backlog issue in {worst}",
@@ -1106,7 +1220,8 @@ def _repo_health(repos: list[str], tid: str) -> None:
                     "tool": "create_issue",
                     "operate_type": "create",
                     "entity": "issue",
-                    "expect": {"title": title, "labels": {"$has": "triage"}, "body": {"$contains": titles[0]}},
+                    "expect": {"title": title, "labels": {"$has": "triage"},
+                               "body": {"$all": [{"$contains": x} for x in titles]}},
                     "parent_expect": {"full_name": worst},
                 },
             ],
@@ -1156,6 +1271,7 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
             for i, d in enumerate(details)
         )
         lead = credits["cast"][0]["name"]
+        friend_at = conv["target"]["datetime"][11:16]
         text = (
             f"# {genre} marathon\n\n{lines}\n\nStarts {start}, ends {ends} ({total} min with 15-min breaks).\n"
             f"{friend_city} joins at {conv['target']['datetime'][11:16]} their time.\n"
@@ -1169,12 +1285,12 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
             f"what time is the start for my friend in {friend_city}? Write the plan to {path}.",
             "checkpoints": [
                 found("the three films", *[d["title"] for d in details]),
-                found("the total length in minutes", total),
                 found("the end time", ends[11:]),
                 found("the first film's lead", lead),
-                found(f"the start time in {friend_city}", conv["target"]["datetime"][11:16]),
+                found(f"the start time in {friend_city}", friend_at,
+                      alternatives={friend_at: ["midnight"] if friend_at == "00:00" else []}),
                 file_has(path, details[0]["title"], "the first film"),
-                file_line(path, ends.split(), "the end time"),
+                file_line(path, [ends[11:]], "the end time"),
             ],
             "answer": "Line-up: "
             + "; ".join(f"{d['title']} ({d['runtime']} min)" for d in details)
@@ -1192,7 +1308,22 @@ _marathon("Action", "20:00", "America/New_York", "Asia/Tokyo", "Tokyo", "leisure
 _marathon("Adventure", "19:30", "Europe/Berlin", "Asia/Kolkata", "Bangalore", "leisure_hard_05")
 
 
-def _brief(query: str, titles: list[str], code: str, what: str, path: str, question: str, tid: str) -> None:
+def _brief(
+    query: str,
+    titles: list[str],
+    code: str,
+    what: str,
+    path: str,
+    question: str,
+    tid: str,
+    names: list[list[str]] | None = None,
+    alternatives: dict[str, list[str]] | None = None,
+    claim: tuple[str, list[str], bool] | None = None,
+) -> None:
+    """``names``: the words that name each topic (its paragraph must be there, in any wording); ``alternatives``:
+    other forms of a figure the question leaves open; ``claim``: the choice the question asks for (who lived
+    longest), by the words an answer names the entities with."""
+
     @task(tid, "knowledge_research", "hard")
     async def t(p: Plan) -> dict[str, Any]:
         await p.step(("wikipedia", "search_wikipedia", {"query": query, "limit": 5}))
@@ -1213,14 +1344,25 @@ def _brief(query: str, titles: list[str], code: str, what: str, path: str, quest
             + "\n"
         )
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
-        asked = [v for v in values if v.lower() not in question.lower()]  # a name the question gives is no finding
+        # a name the question gives is no finding (a figure is, even where its digits occur in the question)
+        asked = [v for v in values if v.lower() not in question.lower() or any(c.isdigit() for c in v)]
+        alts = dict(alternatives or {})
+        for v in asked:  # a figure in e-notation (2.55e-08), as a reader may write it
+            if "e-" in v and v.replace(".", "", 1).replace("e-", "", 1).isdigit():
+                x, e = float(v), int(v.split("e-")[1])
+                mants = dict.fromkeys([v.split("e-")[0], f"{x * 10**e:.1f}"])
+                seps = [f"e-{e}", f"e-{e:02d}", f" × 10^-{e}", f"×10^-{e}", f" x 10^-{e}", f" * 10^-{e}"]
+                forms = [*(m + sep for m in mants for sep in seps), f"{x:.{e + 2}f}"]
+                alts[v] = [*alts.get(v, []), *(f for f in dict.fromkeys(forms) if f != v)]
+        # the brief: a paragraph naming each topic (in the agent's own words) and every figure, in any form accepted
+        topics = [{"$in": [{"$contains": w} for w in ws]} for ws in (names or [[x.split(" (")[0]] for x in titles])]
+        figures = [{"$in": [{"$contains": f} for f in [v, *alts.get(v, [])]]} for v in asked]
+        brief = file_has(path, asked[-1], "a paragraph per topic and the figures")
+        brief["expect"]["content"] = {"$all": topics + figures}
+        checkpoints = [found(what, *asked, alternatives=alts, claim=claim), brief]
         return {
             "instruction": question + f" Write a short brief with a paragraph per topic and the figures to {path}.",
-            "checkpoints": [
-                found(what, *asked),
-                file_has(path, values[-1], "the final figure"),
-                file_has(path, sums[0]["summary"][:60], "the first summary"),
-            ],
+            "checkpoints": checkpoints,
             "answer": "; ".join(lines) + f". Brief with the summaries and figures saved to {path}.",
             "key_points": lines,
         }
@@ -1237,6 +1379,8 @@ _brief(
     "How old were Ada Lovelace, Alan Turing and Marie Curie when they died, and who lived the longest? Use the "
     "birth and death dates on Wikipedia.",
     "knowledge_hard_01",
+    names=[["Lovelace"], ["Turing"], ["Curie"]],
+    claim=("Curie", ["Lovelace", "Turing"], True),
 )
 _brief(
     "capital city",
@@ -1248,6 +1392,7 @@ _brief(
     "Compare how crowded Tokyo, London and Singapore are: people per square kilometre from Wikipedia's population "
     "and area, and which is densest.",
     "knowledge_hard_02",
+    claim=("Singapore", ["Tokyo", "London"], True),
 )
 _brief(
     "programming language",
@@ -1255,18 +1400,21 @@ _brief(
     "years = {'Python': int(facts['Python (programming language)']['first_appeared']), "
     "'Rust': int(facts['Rust (programming language)']['first_appeared']), "
     "'MCP': int(facts['Model Context Protocol']['introduced'][:4])}\nfor n, y in years.items():\n"
-    "    print(f'{n} age in 2026: {2026 - y} years')\nprint('Python is older than Rust by: '"
-    " + str(years['Rust'] - years['Python']) + ' years')\n",
+    "    print(f'{n} age in 2026: {2026 - y}')\nprint('Python is older than Rust by: '"
+    " + str(years['Rust'] - years['Python']))\n",
     "the ages and the gap",
     f"{WS}/tech-ages.md",
     "How old are Python, Rust and the Model Context Protocol as of 2026 (from when they first appeared), and how "
     "many years older is Python than Rust?",
     "knowledge_hard_03",
+    names=[["Python"], ["Rust"], ["Model Context Protocol", "MCP"]],
+    # MCP was introduced on 2024-11-25: in March 2026 it is 2 by calendar years, 1 (1.3) by the date
+    alternatives={"2": ["1", "1.3"]},
 )
 _brief(
     "golden ratio",
     ["Golden ratio", "Fibonacci sequence"],
-    "phi = float(facts['Golden ratio']['value'])\na, b = 0, 1\nfor _ in range(20):\n    a, b = b, a + b\n"
+    "phi = float(facts['Golden ratio']['value'])\na, b = 0, 1\nfor _ in range(19):\n    a, b = b, a + b\n"
     "print('F(20)/F(19): ' + str(round(b / a, 10)))\nprint('difference from phi: ' + format(abs(b / a - phi), "
     "'.2e'))\n",
     "the Fibonacci ratio and its gap to phi",
@@ -1274,6 +1422,7 @@ _brief(
     "Show how fast the ratio of consecutive terms of the Fibonacci sequence approaches the golden ratio: compute "
     "F(20)/F(19) and how far it is from Wikipedia's value of the golden ratio.",
     "knowledge_hard_04",
+    names=[["golden ratio"], ["Fibonacci"]],
 )
 _brief(
     "landmark height",
@@ -1286,6 +1435,8 @@ _brief(
     "How many copies of the Eiffel Tower stacked on top of each other would reach the summit of Mount Fuji, and "
     "what's the difference in metres? Use the heights on Wikipedia.",
     "knowledge_hard_05",
+    names=[["Fuji"], ["Eiffel"]],
+    alternatives={"11.4": ["12"]},  # whole towers: the twelfth is the first to reach the summit
 )
 
 
@@ -1336,7 +1487,13 @@ def _q1_in(cur: str, tid: str) -> None:
                 sheet_cells(
                     Q1,
                     sheet,
-                    {**text_cells(rows), "B2": rows[1][1], "D4": rows[3][3]},
+                    # the instruction names the rate column only as "rate" ("Rate", "USD/EUR", "EUR per USD")
+                    {
+                        **text_cells(rows),
+                        "C1": {"$in": [{"$contains": w} for w in ("rate", "per", f"USD/{cur}", f"{cur}/USD", "fx")]},
+                        "B2": rows[1][1],
+                        "D4": rows[3][3],
+                    },
                     "the converted months",
                     tool="create_worksheet",
                 ),
@@ -1393,7 +1550,13 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
                 found("the top three", *[s["title"] for s in top[:3]]),
                 found("the top poster's karma", user["karma"]),
                 found("the average score", avg),
-                file_has(path, top[0]["title"], "the top story"),
+                found("who posted the number one story", user["id"]),
+                *[file_line(path, [s["title"], s["score"]], f"story {k + 1} with its score")
+                  for k, s in enumerate(top[:3])],
+                *[file_has(path, c, "a top story's first comment") for c in dict.fromkeys(
+                    " ".join(i["comments"][0]["text"].rstrip(".!?").split()[:5]) for i in infos)],
+                file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
+                *[file_has(path, a["title"], "an Ask HN thread") for a in asks],
                 file_has(path, f"{avg}", "the average score"),
             ],
             "answer": "Top stories: "
@@ -1453,6 +1616,20 @@ def _loans(loans: list[tuple[str, int, float, int]], cur: str, target: str, tid:
             ("exchange_rate", "convert_currency", {"amount": repaid, "from_currency": cur, "to_currency": target})
         )
         offers = "; ".join(f"{n}: {a:,} {cur} at {r}% over {y} years" for n, a, r, y in loans)
+        # the same figures from the unrounded payment (a =PMT formula, a calculator kept at full precision)
+        exact = {n: x["result"] for (n, *_), x in zip(loans, pays, strict=True)}
+        cost = {n: exact[n] * y * 12 - a for n, a, _, y in loans}
+        cheap = min(cost, key=cost.get)
+        if cheap != lines[-2].split(": ")[1]:
+            raise ValueError(f"the cheapest offer depends on rounding the payment: {cheap} or {lines[-2]}")
+        low_x = round(cost[cheap], 2)
+        repaid_x = round(cost[cheap] + next(a for n, a, *_ in loans if n == cheap), 2)
+        conv_x = round(repaid_x * conv["rate"], 2)
+
+        def either(*xs: float) -> dict[str, Any]:
+            return {"$in": [{"$approx": x} for x in dict.fromkeys(xs)]}
+
+        last = loans[-1][0]
         return {
             "instruction": f"Compare these loan offers (monthly repayments, fixed rate): {offers}. Work out each "
             "monthly payment and the total interest, put them in a new workbook "
@@ -1461,16 +1638,26 @@ def _loans(loans: list[tuple[str, int, float, int]], cur: str, target: str, tid:
             f"repays in total, also in {target}.",
             "checkpoints": [
                 found("each monthly payment", *pay.values(), derived={pay[n]: annuity[n] for n in pay}),
-                found("the lowest total interest", low["value"]),
-                found(f"the cheapest repayment in {target}", conv["result"]),
+                found("the lowest total interest", low["value"], alternatives={low["value"]: [low_x]}),
+                found(f"the cheapest offer's total repayment in {cur}", repaid, alternatives={repaid: [repaid_x]}),
+                found(f"the cheapest repayment in {target}", conv["result"], alternatives={conv["result"]: [conv_x]}),
                 sheet_cells(
                     book,
                     "Sheet1",
-                    {**text_cells(rows), "E2": rows[1][4], f"F{len(rows)}": rows[-1][5]},
+                    {
+                        **text_cells(rows),
+                        # =PMT gives the payment as a negative cash flow
+                        "E2": either(rows[1][4], -rows[1][4]),
+                        f"F{len(rows)}": either(rows[-1][5], round(cost[last], 2)),
+                    },
                     "the comparison table",
                 ),
                 sheet_cells(
-                    book, "Sheet1", {f"F{len(rows) + 1}": low["value"]}, "the lowest interest", tool="apply_formula"
+                    book,
+                    "Sheet1",
+                    {f"F{len(rows) + 1}": either(low["value"], low_x)},
+                    "the lowest interest",
+                    tool="apply_formula",
                 ),
             ],
             "answer": "; ".join(
@@ -1518,16 +1705,20 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
                 for c in cities
             ]
         )
-        facts = {}
+        facts, tied = {}, {}
         for c, fc, aq, st in zip(cities, fcs, aqs, stays, strict=True):
             days = [d for d in fc["forecast"]["forecastday"] if checkin <= d["date"] < checkout]
+            # the cheapest stay is the lowest total for our nights (cleaning included), not the first listing
+            low = min(x["price"]["total"] for x in st["searchResults"])
+            names = [x["name"] for x in st["searchResults"] if x["price"]["total"] == low]
             facts[c] = {
                 "rain": max(d["chance_of_rain"] for d in days),
                 "max": max(d["max_temp_c"] for d in days),
                 "aqi": aq["air_quality"]["aqi"],
-                "stay": st["searchResults"][0]["price"]["total"],
-                "name": st["searchResults"][0]["name"],
+                "stay": low,
+                "name": names[0],
             }
+            tied[c] = names[1:]  # listings as cheap: any of them is the cheapest
         code = (
             f"facts = {facts}\nok = [c for c, f in facts.items() if f['rain'] < 60]\n"
             "pool = ok or list(facts)\npick = min(pool, key=lambda c: facts[c]['stay'])\n"
@@ -1560,7 +1751,9 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
             f"the cheapest), give its cost in {home}, and write the comparison to {path}.",
             "checkpoints": [
                 found("each city's cheapest stay", *[f"${f['stay']}" for f in facts.values()]),
-                found("the chosen listing", facts[pick]["name"]),
+                found("each city's top temperature over our nights", *dict.fromkeys(f["max"] for f in facts.values())),
+                found("each city's air quality today", *dict.fromkeys(f["aqi"] for f in facts.values())),
+                found("the chosen listing", facts[pick]["name"], alternatives={facts[pick]["name"]: tied[pick]}),
                 found(f"its cost in {home}", conv["result"]),
                 file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"),
                 file_line(path, [cities[0], f"${facts[cities[0]]['stay']}"], "the first city's stay"),

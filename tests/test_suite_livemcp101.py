@@ -54,12 +54,22 @@ def test_written_files_and_sheets_are_checked_for_facts() -> None:
     for t in TASKS:
         for c in t.spec.checkpoints:
             if isinstance(c, OperateCheckpoint) and c.server == "filesystem":
-                # a value, or the facts of one line in any layout: never the gold file's sentence
-                assert set(c.expect["content"]) <= {"$contains", "$line"} and c.expect["path"].startswith("/home/user/")
+                # a value, the facts of one line in any layout, or several such facts: never the gold file's sentence
+                assert set(c.expect["content"]) <= {"$contains", "$line", "$all"}
+                assert c.expect["path"].startswith("/home/user/")
+                assert _operators(c.expect["content"]) <= {"$contains", "$line", "$all", "$in"}, t.id
                 sentence = str(c.expect["content"].get("$contains", ""))  # no table row, label or "city: time"
                 assert not re.match(r"\| |\w+: [A-Z]|[\w/]+: \d\d:\d\d|stay \$", sentence), (t.id, sentence)
             if isinstance(c, OperateCheckpoint) and c.server == "excel":
                 assert any(k.startswith("cells") for k in c.expect), t.id
+
+
+def _operators(expect: object) -> set[str]:
+    if isinstance(expect, dict):
+        return {k for k in expect if k.startswith("$")} | {o for v in expect.values() for o in _operators(v)}
+    if isinstance(expect, list):
+        return {o for v in expect for o in _operators(v)}
+    return set()
 
 
 def test_the_protocol_universe_has_41_servers_and_260_tools() -> None:
@@ -245,8 +255,9 @@ def test_an_answer_without_the_work_or_a_paste_is_no_result() -> None:
     assert guessed["acc"] == 1.0 and guessed["ungrounded"]
     assert guessed["answer_blind_acc"] == 0.0 and guessed["result_score"] == 0.0
     pasted = _sloppy("finance_easy_01", paste=True)
-    assert pasted["acc"] == 1.0 and pasted["answer_dump"]
-    assert pasted["answer_blind_acc"] == 0.5 and pasted["result_score"] == 0.5  # retrieved, never reported
+    # the outputs hold every value, but make no claim of which day gives more: the comparison's check fails
+    assert pasted["acc"] == 0.5 and pasted["answer_dump"]
+    assert pasted["answer_blind_acc"] == 0.25 and pasted["result_score"] <= 0.5  # retrieved, never reported
     assert _sloppy("finance_easy_01")["result_score"] == 1.0
 
 
