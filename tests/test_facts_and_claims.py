@@ -129,3 +129,40 @@ def test_a_line_asked_for_in_a_section_must_be_in_that_section(tasks: str, notes
     """obsidian_002: "add a task to today's daily note, in its Tasks section"."""
     expected = {"$section": ["Tasks", "Send the Q1 campaign summary draft to Song Ke"]}
     assert value_matches(expected, NOTE.format(tasks=tasks, notes=notes)) is ok
+
+
+@pytest.mark.parametrize(("value", "text", "ok"), [
+    ("March 20", "the deadline is 20 March", True),
+    ("March 20", "the deadline is 2026-03-20", True),
+    ("March 20", "the deadline is March 20, 2026", True),
+    ("March 20", "the deadline is the 20th of March", True),
+    ("March 20", "the deadline is March 21", False),
+    ("March 20", "the deadline is 20 April", False),
+    ("2026-03-09", "it is on March 9", True),  # the episode's own year
+    ("2026-03-09", "it is on March 19", False),
+])
+def test_a_date_without_its_year_is_the_same_day_in_any_form(value: str, text: str, ok: bool) -> None:
+    assert appears_in(value, text) is ok
+
+
+def test_an_entity_is_also_known_by_its_aliases() -> None:
+    """A ticker by its company, a listing by its city: "so Apple trades higher" claims AAPL."""
+    aliases = {"AAPL": ["Apple"], "META": ["Meta"], "NVDA": ["Nvidia"], "TSLA": ["Tesla"]}
+    assert claims_winner("AAPL is at $183.10 and META at $125.10, so Apple trades $58 higher", "AAPL", ["META"],
+                         aliases=aliases)[0]
+    assert not claims_winner("NVDA is at $198.95 and TSLA at $816.16, so Nvidia trades higher", "TSLA", ["NVDA"],
+                             aliases=aliases)[0]
+    stays = {"Seaside flat Barcelona": ["Barcelona"], "Tokyo capsule studio": ["Tokyo"]}
+    assert claims_winner("Seaside flat Barcelona: $285.80. Tokyo capsule studio: $41.94. The Tokyo one is cheaper.",
+                         "Tokyo capsule studio", ["Seaside flat Barcelona"], up=False, aliases=stays)[0]
+    assert not claims_winner("Barcelona costs $285.80, Tokyo $41.94, so the Barcelona flat is cheaper",
+                             "Tokyo capsule studio", ["Seaside flat Barcelona"], up=False, aliases=stays)[0]
+
+
+@pytest.mark.parametrize(("value", "text", "ok"), [
+    ("S$60", "a budget up to SGD 60", True),
+    ("S$60", "a budget of $60", True),
+    ("S$10", "a S$100 cap", False),
+])
+def test_a_singapore_dollar_amount_is_a_number_in_any_currency_form(value: str, text: str, ok: bool) -> None:
+    assert appears_in(value, text) is ok

@@ -125,7 +125,7 @@ def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used:
     """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``)."""
     in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v))]
     if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
-        ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up)
+        ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up, aliases=cp.claim.aliases)
         if not ok:
             return CheckpointResult(i, cp.type, 0.0, why)
     if len(in_answer) == len(cp.gt_value):

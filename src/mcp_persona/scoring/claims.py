@@ -33,7 +33,8 @@ DOWN = ("less", "lower", "smaller", "fewer", "shorter", "younger", "cheaper", "s
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 # sentences, lines, semicolons, and the halves of "A ..., and/but/while B ...": one comparison each
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:and|but|while|whereas)\s+"
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:so|therefore|hence|thus|which means)\s+|"
+                     r",?\s+(?:and|but|while|whereas)\s+"
                      r"(?=\S+(?:\s\S+)?\s+(?:is|are|was|has|had|costs?|made|earned|grossed|trades?|traded)\b)")
 
 
@@ -43,11 +44,13 @@ class Stance:
     up: bool  # put on top (more, higher, the largest) or at the bottom
 
 
-def stances(answer: str, entities: list[str]) -> list[Stance]:
-    """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring)."""
+def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | None = None) -> list[Stance]:
+    """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring); an entity is
+    also named by each of its ``aliases`` (a ticker's company, a listing's city)."""
+    names = {e: [e, *(aliases or {}).get(e, [])] for e in entities}
     out: list[Stance] = []
-    for clause in (part for c in _CLAUSE.split(answer.lower()) for part in _comparisons(c)):
-        named = sorted((m.start(), e) for e in entities for m in _mentions(clause, e))
+    for clause in (part for c in _CLAUSE.split(_plain(answer)) for part in _comparisons(c)):
+        named = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(clause, n))
         word = next(((m.start(), m.group()) for m in _WORD.finditer(clause) if m.group() in UP + DOWN), None)
         if not named or word is None:
             continue
@@ -57,6 +60,7 @@ def stances(answer: str, entities: list[str]) -> list[Stance]:
             up = not up
         before = [e for pos, e in named if pos < at]
         after = [e for pos, e in named if pos > at]
+        after_at = [pos for pos, _ in named if pos > at]
         than = clause.find(" than ", at)
         if before:
             subject = before[-1]
@@ -64,16 +68,17 @@ def stances(answer: str, entities: list[str]) -> list[Stance]:
             # "A is bigger than B", "A beats B", "A trails B": what follows goes the other way
             rest = [e for pos, e in named if pos > (than if than >= 0 else at) and e != subject]
             out += [Stance(e, not up) for e in rest]
-        elif after:  # "the biggest is A", "highest: A"
-            out.append(Stance(after[0], up))
+        elif after and _names_it(clause[at + len(comparative):after_at[0]]):
+            out.append(Stance(after[0], up))  # "the biggest is A", "highest: A", "best performer was A"
     return out
 
 
-def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = True) -> tuple[bool, str]:
+def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = True,
+                  aliases: dict[str, list[str]] | None = None) -> tuple[bool, str]:
     """(passed, why): whether ``answer`` puts ``winner`` above (``up``) or below (not ``up``: the cheapest, the
-    least) every one of ``rivals``, as the module's docstring reads a claim."""
+    least) every one of ``rivals``, as the module's docstring reads a claim; ``aliases``: other names of each."""
     entities = [winner, *rivals]
-    found = stances(answer, entities)
+    found = stances(answer, entities, aliases)
     way = "on top" if up else "at the bottom"
     if found:
         wrong = [s.entity for s in found if s.entity != winner and s.up == up]
@@ -83,12 +88,25 @@ def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = Tru
             return False, f"the answer puts {winner} the other way"
         if any(s.entity == winner and s.up == up for s in found):
             return True, f"the answer puts {winner} {way}"
-    firsts = sorted((m.start(), e) for e in entities for m in _mentions(answer.lower(), e))
+    names = {e: [e, *(aliases or {}).get(e, [])] for e in entities}
+    firsts = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(_plain(answer), n))
     if firsts and firsts[0][1] == winner:
         return True, f"the answer leads with {winner}"
     if not firsts or winner not in {e for _, e in firsts}:
         return False, f"the answer does not name {winner}"
     return False, f"the answer leads with {firsts[0][1]}, not {winner}, and claims no order"
+
+
+def _names_it(gap: str) -> bool:
+    """Whether the words between a superlative and the entity after it make it the superlative's entity ("the
+    biggest is A", "lived longest: Marie Curie"): a few words, and no comparison of their own ("lowest, below
+    A" puts A the other way, relative to something else)."""
+    return len(_WORD.findall(gap)) <= 3 and re.search(r"\b(?:than|ahead|behind|above|below|over)\b", gap) is None
+
+
+def _plain(text: str) -> str:
+    """The answer lower-cased, without markdown emphasis (``**$5**`` inside a title reads ``$5``)."""
+    return re.sub(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`)", "", text).lower()
 
 
 def _comparisons(clause: str) -> list[str]:
@@ -97,7 +115,8 @@ def _comparisons(clause: str) -> list[str]:
     groups: list[str] = []
     for part in re.split(r",\s*|\s*\|\s*", clause):
         compares = any(w in UP or w in DOWN for w in _WORD.findall(part))
-        if groups and (not compares or not any(w in UP or w in DOWN for w in _WORD.findall(groups[-1]))):
+        relative = re.match(r"(?:ahead|behind|above|below|than|over)\b", part) is not None  # "..., ahead of B"
+        if groups and (relative or not compares or not any(w in UP or w in DOWN for w in _WORD.findall(groups[-1]))):
             groups[-1] += ", " + part
         else:
             groups.append(part)

@@ -89,7 +89,7 @@ def _normalized(text: str) -> str:
 TOLERANCE = 0.01
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
            "trillion": 1e12, "tn": 1e12, "t": 1e12}
-_CURRENCY = r"(?:[$£€¥₩₹]|us\$|usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf)"
+_CURRENCY = r"(?:[$£€¥₩₹]|us\$|s\$|hk\$|a\$|c\$|usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf)"
 _UNIT = (r"(?:%|°\s?[cf]?|degrees?(?: [cf]| celsius| fahrenheit)?|[cf]|km|mi|miles?|ft|feet|foot|m|meters?|metres?|"
          r"cm|mm|kg|g|lbs?|pounds?|min|minutes?|h|hrs?|hours?|days?|nights?|mph|km/h|kmh|points?|pts|"
          r"usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf|dollars?|euros?|yen|won|rupees?|x)")
@@ -194,6 +194,29 @@ def _dates(text: str) -> set[tuple[int, int, int]]:
     return out
 
 
+_YEARLESS = (re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!:|,?\s+\d{{4}})"),
+             re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?![a-z]|,?\s+\d{{4}})"))
+
+
+def _month_day(needle: str) -> tuple[int, int] | None:
+    """(month, day) of a date written without a year ("march 20", "20 march"), else None."""
+    for pattern in _YEARLESS:
+        if (m := pattern.fullmatch(needle)) is not None:
+            return _MONTHS[m["month"]], int(m["day"])
+    return None
+
+
+def _month_days(text: str, *, yearless_only: bool = False) -> set[tuple[int, int]]:
+    """(month, day) of every date the text writes, with its year or without (``yearless_only``: only those
+    written without one, never "March 9, 2025")."""
+    out: set[tuple[int, int]] = set()
+    if not yearless_only:
+        out = {(m, d) for _, m, d in _dates(text)} | {(int(m[2]), int(m[3])) for m in _ISO_DATE.finditer(text)}
+    for pattern in _YEARLESS:
+        out |= {(_MONTHS[m["month"]], int(m["day"])) for m in pattern.finditer(text)}
+    return {(m, d) for m, d in out if 1 <= m <= 12 and 1 <= d <= 31}
+
+
 def _times(text: str) -> set[tuple[int, int]]:
     """Clock times on the 24-hour clock (``9:05``, ``09:05``) and the 12-hour one (``9:05 pm``, ``12 am``)."""
     out = set()
@@ -223,7 +246,11 @@ def mentioned(needle: str, hay: str) -> bool:
     if needle in hay:
         return True
     if (d := _ISO_DATE.fullmatch(needle)) is not None:
-        return (int(d[1]), int(d[2]), int(d[3])) in _dates(hay)
+        # with its year, or without one (the task's own days: "March 9" is 2026-03-09 in a 2026 episode)
+        return (int(d[1]), int(d[2]), int(d[3])) in _dates(hay) or \
+            (int(d[2]), int(d[3])) in _month_days(hay, yearless_only=True)
+    if (md := _month_day(needle)) is not None:  # "march 20" is also "20 march", "2026-03-20", "march 20, 2026"
+        return md in _month_days(hay)
     if (t := _TIME.fullmatch(needle)) is not None:
         return (int(t[1]), int(t[2])) in _times(hay)
     return False

@@ -72,6 +72,9 @@ class Claim(BaseModel):
     winner: str = Field(min_length=1)
     rivals: list[str] = Field(min_length=1)
     up: bool = True
+    aliases: dict[str, list[str]] = Field(
+        default_factory=dict, description="other names an answer may call an entity by (AAPL: Apple; a listing: "
+                                          "its city)")
 
 
 class SearchCheckpoint(_CheckpointBase):
