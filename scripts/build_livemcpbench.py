@@ -12,6 +12,7 @@ import argparse
 import csv
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,11 +48,31 @@ def gt(summary: str, *values: str) -> dict[str, Any]:
     return {"type": "generic_search", "summary": summary, "gt_value": list(values)}
 
 
-def claimed(check: dict[str, Any], winner: str, rival: str, *, up: bool = True) -> dict[str, Any]:
+COMPANIES = {"AAPL": ["Apple"], "META": ["Meta", "Facebook"], "NVDA": ["Nvidia"], "TSLA": ["Tesla"],
+             "MSFT": ["Microsoft"], "AMZN": ["Amazon"], "GOOGL": ["Google", "Alphabet"], "BABA": ["Alibaba"],
+             "JPM": ["JPMorgan", "JP Morgan", "JPMorgan Chase"], "KO": ["Coca-Cola", "Coke"]}
+
+
+def distinct_words(name: str, other: str, *more: str) -> list[str]:
+    """The proper nouns of ``name`` (and of ``more``: its full title) that ``other`` lacks, by which an answer may
+    call it ("the Barcelona flat"), and a leading "Ask HN" ("the Ask HN thread")."""
+    prefixes = ("Ask HN", "Show HN", "Launch HN")
+    theirs = {w.lower() for w in re.findall(r"[\w'-]+", other)}
+    out = [w for text in (name, *more) for w in re.findall(r"[\w'-]+", text)
+           if len(w) >= 4 and w[0].isupper() and w.lower() not in theirs and w not in ("Show", "Launch")]
+    out += [p for p in prefixes if any(t.startswith(p) for t in (name, *more)) and p not in other]
+    return list(dict.fromkeys(out))
+
+
+def claimed(check: dict[str, Any], winner: str, rival: str, *, up: bool = True,
+            aliases: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """``check`` (the values compared) with the choice the comparison asks for: the answer must also put
     ``winner`` on top (or, not ``up``, at the bottom), not merely name both (mcp_persona.scoring.claims); the
-    values ground the claim, so a guess without them fails."""
-    return check | {"claim": {"winner": winner, "rivals": [rival]} | ({} if up else {"up": False})}
+    values ground the claim, so a guess without them fails. ``aliases``: other names an answer may use."""
+    claim: dict[str, Any] = {"winner": winner, "rivals": [rival]} | ({} if up else {"up": False})
+    if aliases := {k: v for k, v in (aliases or {}).items() if v}:
+        claim["aliases"] = aliases
+    return check | {"claim": claim}
 
 
 def computed(summary: str, value: str, expression: str) -> dict[str, Any]:
@@ -240,7 +261,8 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
             f"{a}: {num(va)}, {b}: {num(vb)}; {hi} is higher by {num(diff)}.",
             [f"Look up the {noun} of {a}: {num(va)}", f"Look up the {noun} of {b}: {num(vb)}",
              f"Calculate the difference: {hi} is higher by {num(diff)}"],
-            checks=[claimed(gt(f"both {noun}s, the higher named", num(va), num(vb)), hi, lo),
+            checks=[claimed(gt(f"both {noun}s, the higher named", num(va), num(vb)), hi, lo,
+                            aliases={n: COMPANIES.get(n, []) for n in (hi, lo)}),
                     computed("the difference", num(diff), expr)]))
     return out
 
@@ -391,7 +413,9 @@ def leisure() -> list[dict[str, Any]]:
              f"Search Hacker News stories for '{y}': {num(ry['value'])} points",
              f"Calculate the gap: '{top['name']}' leads by {num(diff)}"],
             checks=[claimed(gt("both stories' points, the higher named", num(rx["value"]), num(ry["value"])),
-                            *((x, y) if top is rx else (y, x))),
+                            *((x, y) if top is rx else (y, x)),
+                            aliases={x: [rx["name"], *distinct_words(x, ry["name"], rx["name"])],
+                                     y: [ry["name"], *distinct_words(y, rx["name"], ry["name"])]}),
                     computed("the gap", num(diff), expr)]))
     return out
 
@@ -471,7 +495,7 @@ def shopping() -> list[dict[str, Any]]:
             [f"Search Airbnb listings for '{a}': {num(va)} per night",
              f"Search Airbnb listings for '{b}': {num(vb)} per night", f"Say that '{cheap}' is cheaper ({num(price)})"],
             checks=[claimed(gt("both prices, the cheaper named", num(va), num(vb)), cheap, b if cheap == a else a,
-                            up=False)],
+                            up=False, aliases={a: distinct_words(a, b), b: distinct_words(b, a)})],
             difficulty="easy"))
     return out
 
