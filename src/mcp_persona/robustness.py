@@ -39,6 +39,7 @@ from mcp_persona.apps import get_app
 from mcp_persona.apps._corpus.search import STOPWORDS
 from mcp_persona.apps._normalize import WORD_ALIASES, StrictNote, fold, is_identifier, same_name, terms
 from mcp_persona.apps.base import App, AppEnv
+from mcp_persona.context_tree import leaves
 from mcp_persona.environment import Environment
 from mcp_persona.mutants import Label, gold_plan
 from mcp_persona.protocols.base import Protocol
@@ -278,14 +279,8 @@ def looks_empty(text: str) -> bool:
 
 
 def _leaves(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, str | int | float) and not isinstance(value, bool):
-        yield str(value)
+    """The scalars of a JSON value as text (numbers and strings; not booleans nor nulls)."""
+    return (str(v) for v in leaves(value) if isinstance(v, str | int | float) and not isinstance(v, bool))
 
 
 def _needed(task: Task, gold: ToolCallEvent, later: list[ToolCallEvent]) -> list[str]:

@@ -12,6 +12,7 @@ from mcp_persona.context_tree.tree import (
     canonical_hash,
     canonical_json,
     get_field,
+    leaves,
 )
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "diff_states",
     "get_field",
     "is_ignored",
+    "leaves",
     "load_hierarchy",
     "parse_path",
     "unignored_fields",

@@ -45,6 +45,18 @@ def canonical_json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def leaves(data: Any) -> Iterator[Any]:
+    """Every scalar inside a JSON value (dict values and list items, depth first), in order."""
+    if isinstance(data, dict):
+        for v in data.values():
+            yield from leaves(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from leaves(v)
+    else:
+        yield data
+
+
 def canonical_hash(data: Any) -> str:
     return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
 

@@ -37,6 +37,7 @@ from mcp.types import CallToolResult, TextContent
 
 from mcp_persona.apps.base import App, AppEnv, AppServer, FailureKind, FieldViolation, ToolFailure, error_result
 from mcp_persona.clock import DEFAULT_CLOCK, TaskClock
+from mcp_persona.context_tree import leaves
 from mcp_persona.context_tree.tree import canonical_hash
 from mcp_persona.livemcptool.catalogue import ServerEntry, ToolEntry, catalogue
 
@@ -92,27 +93,11 @@ def _words(text: str) -> list[str]:
 
 
 def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v)
+    return (v for v in leaves(value) if isinstance(v, str))
 
 
 def _numbers(value: Any) -> Iterator[float]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int | float):
-        yield float(value)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _numbers(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _numbers(v)
+    return (float(v) for v in leaves(value) if isinstance(v, int | float) and not isinstance(v, bool))
 
 
 class CatalogueApp(App):

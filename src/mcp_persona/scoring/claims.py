@@ -33,7 +33,7 @@ DOWN = ("less", "lower", "smaller", "fewer", "shorter", "younger", "cheaper", "s
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 # sentences, lines, semicolons, and the halves of "A ..., and/but/while B ...": one comparison each
-_CLAUSE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:so|therefore|hence|thus|which means)\s+|"
+_CLAUSE = re.compile(r"(?<=[.!?])\s+|\n+|;\s*|,?\s+(?:so|therefore|hence|thus|which means|yet|though|although)\s+|"
                      r",?\s+(?:and|but|while|whereas)\s+"
                      r"(?=\S+(?:\s\S+)?\s+(?:is|are|was|has|had|costs?|made|earned|grossed|trades?|traded)\b)")
 
@@ -113,9 +113,11 @@ def _comparisons(clause: str) -> list[str]:
     """``clause`` cut at commas and bars where each side makes a comparison of its own ("MSFT was the best,
     NVDA the worst", "Best: MSFT | Worst: NVDA"); a part with no comparative word stays with the one before."""
     groups: list[str] = []
-    for part in re.split(r",\s*|\s*\|\s*", clause):
+    for part in re.split(r",\s*|\s*\|\s*|\s+and\s+", clause):
         compares = any(w in UP or w in DOWN for w in _WORD.findall(part))
-        relative = re.match(r"(?:ahead|behind|above|below|than|over)\b", part) is not None  # "..., ahead of B"
+        # "..., (well) ahead of B": a relation to what came before, not a comparison of its own
+        relative = re.match(r"(?:(?:well|far|way|just|slightly|comfortably|clearly)\s+)?(?:ahead|behind|above|below|"
+                            r"than|over)\b", part) is not None
         if groups and (relative or not compares or not any(w in UP or w in DOWN for w in _WORD.findall(groups[-1]))):
             groups[-1] += ", " + part
         else:

@@ -46,12 +46,13 @@ what it leaves in the state, not by its reply, and stands for one gold call only
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.apps._normalize import same_name
+from mcp_persona.context_tree import leaves
 from mcp_persona.context_tree.diff import diff_states
 from mcp_persona.protocols.mcpagentbench.scoring import call_key, normalize_value, same_turns
 from mcp_persona.tasks import GoldCall, Task
@@ -70,20 +71,9 @@ SPLIT = "reply, several calls for one"  # agent calls whose replies together car
 Echoes = Mapping[str, tuple[Any, ...]]  # a call's arguments: each key's normalised scalar values
 
 
-def _leaves(value: Any) -> Iterator[Any]:
-    if isinstance(value, dict):
-        for v in value.values():
-            yield from _leaves(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _leaves(v)
-    else:
-        yield value
-
-
 def echoes_of(arguments: dict[str, Any] | None) -> dict[str, tuple[Any, ...]]:
     """What a reply may echo of a call's arguments: each argument's scalar values, normalised as replies are."""
-    return {k: tuple(_leaves(v)) for k, v in normalize_value(arguments or {}).items()}
+    return {k: tuple(leaves(v)) for k, v in normalize_value(arguments or {}).items()}
 
 
 def joined(*echoes: Echoes) -> dict[str, tuple[Any, ...]]:
