@@ -316,6 +316,8 @@ def run(
                                             judging=judging, protocol=protocol, settings=settings,
                                             on_start=status.started, on_done=status.finished, breaker=breaker,
                                             executor=remote))
+                if caught.requested:  # the interrupt was raised where Python drops it (a finalizer)
+                    raise KeyboardInterrupt
         except RunStopped as exc:
             stopped = str(exc)
         except KeyboardInterrupt:
@@ -462,10 +464,12 @@ class terminate_as_interrupt:
 
     def __init__(self) -> None:
         self.exit_code = 130
+        self.requested = False  # a signal came: checked where an interrupt raised in a finalizer would be lost
         self._previous: dict[int, Any] = {}
 
     def _on_term(self, signum: int, frame: Any) -> None:
         self.exit_code = 143
+        self.requested = True
         handler = signal.getsignal(signal.SIGINT)
         if callable(handler):
             handler(signal.SIGINT, frame)  # the event loop's (cancels the run), or Python's (raises)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -62,7 +63,7 @@ def sweep(
                    "finish the sweep (finished cells are kept) or choose another --out")
     with run_cmd.terminate_as_interrupt() as caught:
         try:
-            done = _run_cells(run_cmd, plan, sweep_file, out, max_cost)
+            done = _run_cells(run_cmd, plan, sweep_file, out, max_cost, lambda: caught.requested)
         except KeyboardInterrupt:  # between two cells (inside one, the cell's run handles it)
             finished = sum(cell_state(c) == "done" for c in plan)
             err.print(f"interrupted: {finished} of {len(plan)} cells are finished; finish the sweep with: "
@@ -76,12 +77,16 @@ def sweep(
         raise typer.Exit(EXIT_EPISODE_ERRORS)
 
 
-def _run_cells(run_cmd: Any, plan: list[Any], sweep_file: Path, out: Path, max_cost: float | None) -> int:
-    """Run the cells in order; how many are finished. typer.Exit when the sweep must stop."""
+def _run_cells(run_cmd: Any, plan: list[Any], sweep_file: Path, out: Path, max_cost: float | None,
+               stop_requested: Callable[[], bool] = lambda: False) -> int:
+    """Run the cells in order; how many are finished. typer.Exit when the sweep must stop; KeyboardInterrupt
+    when a signal came between two cells (also one whose interrupt a finalizer swallowed)."""
     from mcp_persona.sweep import cell_state, spent_usd
 
     done = 0
     for i, cell in enumerate(plan, start=1):
+        if stop_requested():
+            raise KeyboardInterrupt
         state = cell_state(cell)
         if state == "done":
             done += 1
