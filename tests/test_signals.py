@@ -41,8 +41,15 @@ def _in_background(args: list[str], cwd: Path) -> tuple[subprocess.Popen[str], i
 
 
 def _ignores_sigint(pid: int) -> bool:
-    mask = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("SigIgn:"))
-    return bool(int(mask.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    """Whether ``pid`` ignores SIGINT, given a moment: the shell prints a job's pid right after the fork, before
+    the child has set its signals and become the command."""
+    deadline = time.monotonic() + 5
+    while True:
+        mask = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("SigIgn:"))
+        if int(mask.split()[1], 16) & (1 << (signal.SIGINT - 1)) or time.monotonic() > deadline:
+            return bool(int(mask.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+        time.sleep(0.02)
 
 
 def _stop_with_sigterm(shell: subprocess.Popen[str], pid: int, cwd: Path) -> tuple[int, float]:
