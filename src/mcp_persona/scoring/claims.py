@@ -47,7 +47,7 @@ class Stance:
 def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | None = None) -> list[Stance]:
     """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring); an entity is
     also named by each of its ``aliases`` (a ticker's company, a listing's city)."""
-    names = {e: [e, *(aliases or {}).get(e, [])] for e in entities}
+    names = _names(entities, aliases)
     out: list[Stance] = []
     for clause in (part for c in _CLAUSE.split(_plain(answer)) for part in _comparisons(c)):
         named = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(clause, n))
@@ -88,13 +88,18 @@ def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = Tru
             return False, f"the answer puts {winner} the other way"
         if any(s.entity == winner and s.up == up for s in found):
             return True, f"the answer puts {winner} {way}"
-    names = {e: [e, *(aliases or {}).get(e, [])] for e in entities}
+    names = _names(entities, aliases)
     firsts = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(_plain(answer), n))
     if firsts and firsts[0][1] == winner:
         return True, f"the answer leads with {winner}"
     if not firsts or winner not in {e for _, e in firsts}:
         return False, f"the answer does not name {winner}"
     return False, f"the answer leads with {firsts[0][1]}, not {winner}, and claims no order"
+
+
+def _names(entities: list[str], aliases: dict[str, list[str]] | None) -> dict[str, list[str]]:
+    """Each entity with every name it goes by: its own and its aliases."""
+    return {e: [e, *(aliases or {}).get(e, [])] for e in entities}
 
 
 def _names_it(gap: str) -> bool:
