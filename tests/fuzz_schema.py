@@ -444,6 +444,17 @@ class SchemaFuzzer:
         return self.valid(self._closed_root, mode="semantic").filter(
             lambda a: self.is_valid(a) and has_unknown_id(a, self.all_known))
 
+    def admits(self, kind: InvalidClass | str) -> bool:
+        """Whether the schema gives this class room, read from the schema alone (no strategy is built), so
+        that a test is generated only for the (tool, class) pairs it can fuzz."""
+        if kind == "semantic":
+            return self.contains_idlike(self.root)
+        if kind == "type":
+            return any(self.wrong_type(site.schema) is not None for site in self._sites)
+        if kind == "range":
+            return any(self.out_of_range(b) for site in self._sites for b in self.branches(site.schema))
+        return kind in ("missing_extra", "valid")  # the closed top level always takes an unknown key
+
     def invalid(self, kind: InvalidClass) -> st.SearchStrategy[Invalid] | None:
         """Arguments broken at one place, of one class (None when the schema gives that class no room)."""
         makers = {"type": self._type_cases, "missing_extra": self._missing_extra_cases, "range": self._range_cases}
