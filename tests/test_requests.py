@@ -58,3 +58,24 @@ def test_a_check_whose_asks_the_instruction_does_not_say_is_refused_at_load(tmp_
     result = runner.invoke(app, ["tasks", "--suite", str(folder)])
     assert result.exit_code == 2
     assert "checkpoint 1 asks 'a haiku about the weather', which the instruction does not say" in result.output
+
+
+def test_show_answer_scores_a_written_answer_and_calls_by_the_tasks_rules(tmp_path: Path) -> None:
+    task = next(t for t in load_tasks("persona") if t.id == "collab_lark_005")
+    right = json.loads(runner.invoke(app, ["show", task.id, "--answer", task.reference_answer, "--json"]).output)
+    assert right["values"]["acc"] == 1.0 and all(c["score"] == 1.0 for c in right["checks"])
+    silent = json.loads(runner.invoke(app, ["show", task.id, "--answer", "Done.", "--json"]).output)
+    assert silent["values"]["acc"] < 1.0  # who brought it up is asked and not said
+    none = tmp_path / "none.json"
+    none.write_text("[]")
+    idle = json.loads(runner.invoke(app, ["show", task.id, "--answer", task.reference_answer, "--calls", str(none),
+                                          "--json"]).output)
+    assert idle["values"]["acc"] < 1.0  # the event the task asks to block was never made
+    text = runner.invoke(app, ["show", task.id, "--answer", "Done."])
+    assert text.exit_code == 0 and "checkpoint 0" in text.output and "values: acc" in text.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('[{"server": "lark"}]')
+    refused = runner.invoke(app, ["show", task.id, "--answer", "x", "--calls", str(bad)])
+    assert refused.exit_code == 2 and "call 0.0: tool: Field required" in refused.output
+    alone = runner.invoke(app, ["show", task.id, "--calls", str(bad)])
+    assert alone.exit_code == 2 and "--calls needs --answer" in alone.output

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import StrEnum
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -100,9 +102,15 @@ def show(
     suite: Annotated[str | None, typer.Option(
         help="a bundled suite name or a task file/folder (default: the bundled suite that has the id)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="machine-readable output")] = False,
+    answer: Annotated[str | None, typer.Option(
+        help="try the task's checks: play the gold calls (or --calls), give this final answer, print the score "
+             "each check gives ('-': read it from standard input)")] = None,
+    calls: Annotated[Path | None, typer.Option(
+        help="with --answer: play these calls instead of the gold chain (a JSON file: a list of "
+             '{"server", "tool", "arguments"}, or a list of such lists, one per round)')] = None,
 ) -> None:
     """Show one task: its instruction, each request it makes and the checks that cover it, the checks that
-    cover no request, and its gold calls."""
+    cover no request, and its gold calls. With --answer, score that answer (and --calls) by the task's rules."""
     from mcp_persona.cli.common import fail
     from mcp_persona.tasks import bundled_suites
     from mcp_persona.tasks.requests import coverage
@@ -115,6 +123,11 @@ def show(
     if task is None:
         raise fail(f"no task {task_id!r} in {suite or 'any bundled suite'} (list them with 'mcp-persona tasks "
                    "--suite NAME')")
+    if calls is not None and answer is None:
+        raise fail("--calls needs --answer (the final answer the calls end with)")
+    if answer is not None:
+        _try(task, sys.stdin.read() if answer == "-" else answer, calls, as_json)
+        return
     asked, idle = coverage(task)
     if as_json:
         typer.echo(json.dumps({
@@ -147,6 +160,37 @@ def show(
     for g in task.gold_calls:
         console.print(escape(f"  {g.qualified} {json.dumps(g.arguments, ensure_ascii=False)[:160]}"),
                       highlight=False, soft_wrap=True)
+
+
+def _try(task: Any, answer: str, calls_file: Path | None, as_json: bool) -> None:
+    """Print what the task's rules make of ``answer`` after the gold calls (or ``calls_file``'s)."""
+    from mcp_persona.cli.common import fail
+    from mcp_persona.trial import TrialError, read_calls, try_task
+
+    try:
+        calls = read_calls(calls_file) if calls_file is not None else None
+    except TrialError as exc:
+        raise fail(str(exc)) from exc
+    record = try_task(task, answer=answer, calls=calls)
+    score = record.score
+    if as_json:
+        typer.echo(json.dumps({
+            "id": task.id, "status": record.status, "error": record.error,
+            "values": score.values if score else {},
+            "checks": [c.model_dump() for c in score.checks] if score else [],
+            "explanation": score.explanation if score else []}, indent=2, ensure_ascii=False))
+        return
+    console.print(f"[bold]{escape(task.id)}[/bold]: {'gold calls' if calls is None else f'{len(calls)} calls'}, "
+                  "then the answer given", highlight=False)
+    if record.error or score is None:
+        console.print(escape(f"  the episode failed: {record.error or 'no score'}"), style="red", highlight=False)
+        return
+    for check in score.checks:
+        mark = "-" if check.score is None else f"{check.score:g}"
+        console.print(escape(f"  {mark:>4}  {check.name}" + (f": {check.why}" if check.why else "")),
+                      highlight=False, soft_wrap=True)
+    values = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in score.values.items())
+    console.print(escape(f"  values: {values}"), highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:
