@@ -50,7 +50,7 @@ def agree(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return
-    from mcp_persona.report.fit import Column, print_table
+    from mcp_persona.report.fit import Column, indented, print_table
 
     def row(name: str, s: Any) -> list[str]:
         def num(v: float | None) -> str:
@@ -64,9 +64,9 @@ def agree(
     print_table(console, columns, [*(row(c, s) for c, s in report.by_category.items()),
                                    row("overall", report.overall)],
                 title=f"agreement of {items.what} with human labels: {run_dir}")
-    console.print("misaligned: items whose score differs from the human label; agreement: share of items "
-                  "scored as labelled; kappa: Cohen's kappa (1 full agreement, 0 chance), quadratic: weighted by "
-                  "how far apart the scores are", highlight=False)
+    indented(console, "misaligned: items whose score differs from the human label; agreement: share of items "
+                      "scored as labelled; kappa: Cohen's kappa (1 full agreement, 0 chance), quadratic: weighted by "
+                      "how far apart the scores are", indent=0, hang=2)
     if report.only_human or report.judge_unusable:
         console.print(f"labelled but not scored: {len(report.only_human) + len(report.judge_unusable)}")
 

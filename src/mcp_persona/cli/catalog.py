@@ -76,7 +76,7 @@ def tasks(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    from mcp_persona.report.fit import Column, print_table
+    from mcp_persona.report.fit import Column, indented, print_table
 
     # the spec's own labels (category, tier, chain type...) as columns, those some task sets; its lists are
     # counted in the JSON only. An id is never cut (it is what --tasks takes), nor any label.
@@ -89,8 +89,8 @@ def tasks(
     print_table(console, columns, [[r["id"], *(str(r[k] or "-") for k in labels), ", ".join(r["servers"]),
                                     str(r.get("checkpoints", "-")), str(r["gold_calls"])] for r in rows],
                 title=f"{suite}: {len(rows)} tasks", one_per_line=False)
-    console.print("checks: the checkpoints that score a task; gold: the calls of its reference solution",
-                  highlight=False)
+    indented(console, "checks: the checkpoints that score a task; gold: the calls of its reference solution",
+             indent=0, hang=2)
 
 
 def show(

@@ -32,12 +32,11 @@ def route(
     if as_json:
         typer.echo(json.dumps([h.to_dict() for h in hits], indent=2))
         return
-    from mcp_persona.report.fit import Column, print_table
+    from mcp_persona.report.fit import Column, indented, print_table
 
     print_table(console, [Column("server"), Column("tool"), Column("score", "right")],
                 [[h.server, h.tool, f"{h.score:.3f}"] for h in hits], title=f"{library}: {query}")
-    console.print("score: how well the tool's description matches the query (higher ranks first)",
-                  highlight=False)
+    indented(console, "score: how well the tool's description matches the query (higher ranks first)", indent=0)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import sys
@@ -86,7 +87,10 @@ def run(
     judge_max_requests: Annotated[int | None, typer.Option(
         min=1, max=256, help="requests in flight to the judge's endpoint, apart from the agent's "
                              "(default: --concurrency)")] = None,
-    run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
+    run_dir: Annotated[Path | None, typer.Option(
+        help="where the run store and summary go (default: runs/SUITE-LABEL-or-AGENT-TIME)")] = None,
+    label: Annotated[str | None, typer.Option(
+        help="a name for the run, shown in its summary, the report, the leaderboard and compare")] = None,
     resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
     context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
     skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
@@ -284,16 +288,17 @@ def run(
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
                        trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
                        protocol_options=settings, model_settings=model_settings.to_dict(),
-                       flags=plain_flags(flags),
+                       flags=plain_flags(flags), label=label.strip() if label and label.strip() else None,
                        pricing={role: pricing_record(p) for role, p, used in (
                            ("agent", price, takes_model), ("judge", judge_price, judging is not None)) if used})
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
-        run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
+        who = re.sub(r"[^A-Za-z0-9._+-]+", "_", config.label).strip("_") if config.label else agent.value
+        run_dir = Path("runs") / f"{suite_name}-{who or agent.value}-{stamp}"
         n = 1
         while run_dir.exists():  # two runs started within one second
             n += 1
-            run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}-{n}"
+            run_dir = Path("runs") / f"{suite_name}-{who or agent.value}-{stamp}-{n}"
     try:
         store = open_run(run_dir, config.to_dict(), resume=resume, tasks=tasks)
     except RunStoreError as exc:

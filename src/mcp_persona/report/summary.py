@@ -23,6 +23,8 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
     by_id = {t.id for t in tasks}
     records = [r for r in records if r.task_id in by_id]
     summary = get_protocol(config.protocol).summarize(config, tasks, records)
+    if config.label:
+        summary["label"] = config.label
     summary["n_scored"] = sum(1 for r in records if r.status == "ok")
     summary["errors"] = error_classes(records)
     summary["cost"] = cost_summary(config, records)
