@@ -358,6 +358,8 @@ def run(
         error_line(f"{errors['n']} of {summary['n_episodes']} episodes errored ({classes}); {lead}")
         for cls, message in errors["first"].items():
             err.print(f"  {cls}: {escape(message)}", soft_wrap=True)
+        err.print(f"each episode's whole error is kept in {escape(str(run_dir / 'run.sqlite'))}; write them out "
+                  f"with: mcp-persona export {escape(shlex.quote(str(run_dir)))}", soft_wrap=True)
         err.print(f"errored episodes are run again by:\n  {escape(finish)}", soft_wrap=True)
         raise typer.Exit(EXIT_EPISODE_ERRORS)
 

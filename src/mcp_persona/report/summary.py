@@ -94,14 +94,15 @@ def error_class(record: EpisodeRecord) -> str:
 
 
 def error_classes(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-    """Errored episodes by class, with the first message of each class."""
+    """Errored episodes by class, with the first line of the first message of each class (the whole message
+    stays with the episode in the run store)."""
     counts: dict[str, int] = {}
     first: dict[str, str] = {}
     for r in records:
         if r.status == "error":
             cls = error_class(r)
             counts[cls] = counts.get(cls, 0) + 1
-            first.setdefault(cls, (r.error or "")[:300])
+            first.setdefault(cls, (r.error or "").split("\n", 1)[0][:600])  # the first line says what failed
     return {"n": sum(counts.values()), "by_class": dict(sorted(counts.items(), key=lambda kv: -kv[1])),
             "first": first}
 
