@@ -145,6 +145,8 @@ def test_a_failure_shows_the_last_lines_of_stderr_and_where_the_rest_is(tmp_path
     assert "agent: ExternalAgentError: the agent command exited with code 1; its stderr ends:" in result.output
     assert "APIConnectionError: Connection error." in result.output
     assert f"each episode's whole error is kept in {run_dir / 'run.sqlite'}" in result.output
+    # the command's model calls are its own: unknown, never a measured 0
+    assert "tokens unknown · cost unknown" in result.output and "$0.0000" not in result.output
 
 
 def test_a_hanging_command_is_killed_with_its_children(tmp_path: Path) -> None:

@@ -310,7 +310,7 @@ def run(
     with Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as progress:
         status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))),
-                            plain=not err.is_terminal)
+                            plain=not err.is_terminal, measured=agent is not AgentKind.external)
         try:
             remote = ray_episodes(ray_address, recipe, protocol.name, settings, tools.value,
                                   context_distractors) if executor == "ray" else None
@@ -524,8 +524,9 @@ class LiveStatus:
     a terminal (a pipe, nohup, CI) the bar shows nothing, so ``plain`` prints the status as a line of its own
     every few episodes."""
 
-    def __init__(self, progress: Progress, bar: TaskID, *, plain: bool = False) -> None:
+    def __init__(self, progress: Progress, bar: TaskID, *, plain: bool = False, measured: bool = True) -> None:
         self.progress, self.bar = progress, bar
+        self.measured = measured  # False: the agent's model calls are its own (external): tokens and cost unknown
         self.running = self.failed = self.tokens_in = self.tokens_out = self.done = 0
         self.cost: float | None = 0.0
         self.plain = plain
@@ -553,8 +554,11 @@ class LiveStatus:
                       f"{self._text()}", soft_wrap=True, highlight=False)
 
     def _text(self) -> str:
-        cost = "cost n/a" if self.cost is None else f"${self.cost:.4f}"
-        return f"running {self.running} · failed {self.failed} · tokens {self.tokens_in:,}/{self.tokens_out:,} · {cost}"
+        if not self.measured:
+            return f"running {self.running} · failed {self.failed} · tokens unknown · cost unknown"
+        cost = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
+        return (f"running {self.running} · failed {self.failed} · tokens in/out {self.tokens_in:,}/"
+                f"{self.tokens_out:,} · {cost}")
 
     def _show(self) -> None:
         self.progress.update(self.bar, description=self._text())
