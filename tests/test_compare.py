@@ -67,12 +67,23 @@ def test_reference_to_noop_is_a_regression_on_the_primary_metric(runs: dict[tupl
     code, out, _ = invoke("compare", ref, noop, "--fail-on-regression")
     assert code == 1
     label = data["primary"]["label"]
-    assert f"{label}: {n} regression" in out and f"pass → fail ({n})" in out
-    assert f"{label} B - A, paired over {n} tasks: -100.0 (95% CI -100.0 to -100.0)" in out
+    assert f"tasks on {label}: {n} regression" in out and f"pass → fail ({n})" in out
+    assert f"pass = the full {label} score on a task (100), fail = less" in out
+    tasks = f"{n} task" + ("s" if n > 1 else "")
+    verdict = data["verdicts"][key]
+    if n > 1:  # a verdict needs an interval: two tasks at least
+        assert verdict["verdict"] == "worse" and verdict["ci95"] == [-1.0, -1.0]
+        assert f"  {label}: B is worse (-100.0 points, 95% CI -100.0 to -100.0, {tasks})" in out
+    else:
+        assert verdict["verdict"] == "unknown" and f"  {label}: -100.0 points over 1 task, too few to tell" in out
     code, out, _ = invoke("compare", noop, ref, "--fail-on-regression")  # the other way: improvements only
     assert code == 0 and f"fail → pass ({n})" in out
-    code, _, _ = invoke("compare", ref, ref, "--fail-on-regression")
+    if n > 1:
+        assert f"  {label}: B is better (+100.0 points, 95% CI +100.0 to +100.0, {tasks})" in out
+    code, out, _ = invoke("compare", ref, ref, "--fail-on-regression")
     assert code == 0
+    if n > 1:
+        assert f"  {label}: no difference at 95% (+0.0 points, 95% CI +0.0 to +0.0, {tasks})" in out
 
 
 @pytest.mark.parametrize("suite", list(SUITES))
@@ -118,7 +129,19 @@ def test_runs_with_different_settings_are_flagged(runs: dict[tuple[str, str], Pa
     assert code == 1
     assert err.strip() == ("warning: the runs differ in settings that change the score: max_rounds: 20 vs 7; "
                            "candidates: 20 vs 10")
-    assert "TFS: 2 regressions" in out
+    assert "tasks on TFS: 2 regressions" in out
+
+
+def test_the_comparison_fits_80_columns(runs: dict[tuple[str, str], Path]) -> None:
+    result = CliRunner(env={"COLUMNS": "80", "NO_COLOR": "1", "TERM": "dumb"}).invoke(
+        app, ["compare", str(runs["mcpagentbench", "reference"]), str(runs["mcpagentbench", "noop"])])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines if "→" not in line or "pass" in line), result.stdout
+    assert "…" not in result.stdout
+    for label in ("TFS", "TEFS", "TFS-paper", "TEFS-paper", "TFS-outcome", "TEFS-outcome"):
+        assert any(line.startswith(f"  {label}: ") for line in lines), result.stdout  # a verdict per metric
+    assert lines[0] == "A = reference (mcpagentbench-reference)"
 
 
 def test_an_unfinished_run_is_scored_from_its_store(runs: dict[tuple[str, str], Path], tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -120,9 +121,21 @@ def serve() -> Iterator[Callable[..., Endpoint]]:
         e.close()
 
 
-def doctor(url: str, *extra: str) -> Any:
-    return CliRunner().invoke(cli, ["doctor", "--model", "openai:m", "--base-url", url, *extra],
-                              env={"COLUMNS": "200"})
+@dataclass
+class Printed:
+    exit_code: int
+    lines: list[str]  # as printed at 80 columns
+    output: str  # the same text with its lines joined, to read sentences across a wrap
+
+
+def doctor(url: str, *extra: str) -> Printed:
+    result = CliRunner().invoke(cli, ["doctor", "--model", "openai:m", "--base-url", url, *extra],
+                                env={"COLUMNS": "80"})
+    lines = result.output.splitlines()
+    # the checks' sentences fit 80 columns (a usage error is one line, whatever its length)
+    assert result.exit_code == 2 or all(len(line) <= 80 for line in lines), result.output
+    return Printed(result.exit_code, lines, "\n".join(
+        line if not line.startswith("      ") else " " + line.strip() for line in lines).replace("\n ", " "))
 
 
 @pytest.mark.slow  # measures the largest request of every suite (~35 s)
@@ -132,11 +145,11 @@ def test_a_good_endpoint_passes_every_check(serve: Callable[..., Endpoint]) -> N
     assert result.exit_code == 0, result.output
     assert "the endpoint can serve a run" in result.output
     assert "fail" not in result.output and "warn" not in result.output
-    for check in ("answers", "tool calls", "arguments", "parallel calls", "context: persona", "context: livemcp101",
-                  "context: mcpagentbench", "context: livemcpbench"):
+    for check in ("answers", "tool calls", "arguments", "parallel calls", *(
+            f"context window for {s}" for s in ("persona", "livemcp101", "mcpagentbench", "livemcpbench"))):
         assert check in result.output
-    assert "2 calls in one turn" in result.output and "131,072 (the endpoint's /models (max_model_len))" in (
-        result.output)
+    assert "2 calls in one turn" in result.output
+    assert "131,072-token window (the endpoint's /models (max_model_len))" in result.output
     # what was asked: a plain request, then one call, then two independent ones, each offering the tool
     assert [bool(r.get("tools")) for r in endpoint.requests] == [False, True, True]
 
@@ -179,10 +192,13 @@ def test_a_small_context_window_names_the_suites_it_cannot_hold(serve: Callable[
     assert mcpagentbench.tokens + 4096 < 16_384 < livemcp101.tokens  # what the window below tells apart
     result = doctor(serve(good_model, window=16_384).url, "--suite", "livemcp101", "--suite", "mcpagentbench")
     assert result.exit_code == 4, result.output
-    assert f"context: livemcp101: livemcp101: ~{livemcp101.tokens:,} tokens ({livemcp101.task_id}" in result.output
+    assert (f"FAIL  context window for livemcp101: the largest first request of livemcp101 (task "
+            f"{livemcp101.task_id}, the largest of") in result.output
+    assert f"is about {livemcp101.tokens:,} tokens, and 4,096 are kept for the answer" in result.output
     assert "--max-model-len" in result.output
-    lines = [line for line in result.output.splitlines() if line.startswith("context: ")]
+    lines = [line for line in result.lines if line.startswith("FAIL")]
     assert len(lines) == 1 and "livemcp101" in lines[0]
+    assert "PASS  context window for mcpagentbench" in result.output
 
 
 def test_an_unreported_window_is_probed(serve: Callable[..., Endpoint]) -> None:

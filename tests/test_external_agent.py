@@ -127,6 +127,28 @@ def test_a_crashing_command_is_a_recorded_error(tmp_path: Path) -> None:
         assert "exited with code 1" in record["error"] and "agent broke" in record["error"]
 
 
+def test_a_failure_shows_the_last_lines_of_stderr_and_where_the_rest_is(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    script = tmp_path / "agent.py"
+    script.write_text("import sys\n"
+                      "for i in range(400):\n"
+                      "    print(f'  File \"/site-packages/httpx/_client.py\", line {i}, in send', file=sys.stderr)\n"
+                      "sys.exit('openai.APIConnectionError: Connection error.')\n")
+    result = run_cli("--suite", "persona", "--limit", "1", "--agent", "external", "--run-dir", str(run_dir),
+                     "--agent-cmd", f"{sys.executable} {script}")
+    assert result.exit_code == 3
+    (record,) = records(run_dir)
+    first, rest = record["error"].split("\n", 1)
+    assert first.startswith("ExternalAgentError: the agent command exited with code 1; its stderr ends: ")
+    assert first.endswith("line 399, in send | openai.APIConnectionError: Connection error.")
+    assert "the last 8,000 characters of stderr" in rest and rest.endswith("Connection error.")
+    assert "agent: ExternalAgentError: the agent command exited with code 1; its stderr ends:" in result.output
+    assert "APIConnectionError: Connection error." in result.output
+    assert f"each episode's whole error is kept in {run_dir / 'run.sqlite'}" in result.output
+    # the command's model calls are its own: unknown, never a measured 0
+    assert "tokens unknown · cost unknown" in result.output and "$0.0000" not in result.output
+
+
 def test_a_hanging_command_is_killed_with_its_children(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     run_dir = tmp_path / "run"

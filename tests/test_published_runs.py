@@ -138,7 +138,7 @@ def test_report_shows_published_runs_beside_a_users_own(imported: Path, tmp_path
     assert "| reference | 174 | 100.0 | 100.0 | 100.0 | 100.0 |" in text
     assert "published run (openai_gpt-5_general_test_run1_results.json), replayed here, not run" in text
     result = runner.invoke(app, ["compare", str(own), str(imported / "openai_gpt-5-run1")])
-    assert result.exit_code == 0 and "TFS-paper" in result.output and "paired over 174 tasks" in result.output
+    assert result.exit_code == 0 and "TFS-paper" in result.output and "174 tasks)" in result.output
 
 
 def test_bad_input_is_refused_and_writes_nothing(tmp_path: Path, imported: Path) -> None:

@@ -32,6 +32,7 @@ class RunConfig:
     flags: dict[str, Any] = field(default_factory=dict)  # the command's flags (``--resume`` alone reuses them)
     # where the agent's (and judge's) prices come from: the price database and its version, or "override"
     pricing: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None  # the name the user gave the run (--label): shown wherever the run is named
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)

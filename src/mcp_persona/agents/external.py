@@ -41,7 +41,8 @@ from mcp_persona.trajectory import Trajectory
 
 DEFAULT_TIMEOUT_S = 600.0
 SERVER_NAME = "persona"  # the server's key in mcp.json
-TAIL = 2000  # characters of the command's stderr an error keeps
+TAIL = 8000  # characters of the command's stderr an error keeps (its end: where a traceback says what failed)
+LAST_LINES = 3  # the lines of stderr the error's first line quotes
 
 
 class ExternalAgentError(RuntimeError):
@@ -130,5 +131,12 @@ def _kill_group(pid: int) -> None:
 
 
 def _tail(path: Path) -> str:
+    """The command's stderr for an error: its last lines on the error's first line (what a summary shows),
+    then its last :data:`TAIL` characters, kept with the episode in the run store."""
     text = path.read_text(encoding="utf-8", errors="replace").strip() if path.is_file() else ""
-    return f"; stderr: {text[-TAIL:]}" if text else ""
+    if not text:
+        return "; its stderr is empty"
+    last = [line.strip()[:200] for line in text.splitlines() if line.strip()][-LAST_LINES:]
+    kept = "the whole stderr" if len(text) <= TAIL else f"the last {TAIL:,} characters of stderr"
+    return (f"; its stderr ends: {' | '.join(last)}\n--- {kept}, as the command wrote it ---\n"
+            f"{text[-TAIL:]}")

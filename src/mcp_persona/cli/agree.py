@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from mcp_persona.cli.common import console, fail
 
@@ -51,20 +50,23 @@ def agree(
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return
-    table = Table(title=f"agreement of {items.what} with human labels: {run_dir}")
-    for col in ("category", "n", "misaligned", "agreement", "kappa", "kappa (quadratic)"):
-        table.add_column(col, justify="left" if col == "category" else "right")
+    from mcp_persona.report.fit import Column, indented, print_table
 
-    def row(name: str, s: Any) -> None:
+    def row(name: str, s: Any) -> list[str]:
         def num(v: float | None) -> str:
             return "-" if v is None else f"{v:.3f}"
-        table.add_row(name, str(s.n), f"{s.n_misaligned} ({100 * s.misaligned_ratio:.1f}%)",
-                      f"{100 * s.agreement:.1f}%", num(s.kappa), num(s.weighted_kappa))
+        return [name, str(s.n), f"{s.n_misaligned} ({100 * s.misaligned_ratio:.1f}%)", f"{100 * s.agreement:.1f}%",
+                num(s.kappa), num(s.weighted_kappa)]
 
-    for cat, s in report.by_category.items():
-        row(cat, s)
-    row("overall", report.overall)
-    console.print(table)
+    columns = [Column("category"), Column("n", "right"),
+               Column("misaligned", "right", alias="off"), Column("agreement", "right", alias="agree"),
+               Column("kappa", "right"), Column("kappa (quadratic)", "right", alias="kappa-q")]
+    print_table(console, columns, [*(row(c, s) for c, s in report.by_category.items()),
+                                   row("overall", report.overall)],
+                title=f"agreement of {items.what} with human labels: {run_dir}")
+    indented(console, "misaligned: items whose score differs from the human label; agreement: share of items "
+                      "scored as labelled; kappa: Cohen's kappa (1 full agreement, 0 chance), quadratic: weighted by "
+                      "how far apart the scores are", indent=0, hang=2)
     if report.only_human or report.judge_unusable:
         console.print(f"labelled but not scored: {len(report.only_human) + len(report.judge_unusable)}")
 

@@ -10,7 +10,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from mcp_persona.apps import app_names, get_app
 from mcp_persona.cli.common import console, load_suite
@@ -37,14 +36,14 @@ def servers(as_json: Annotated[bool, typer.Option("--json", help="machine-readab
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title=f"{len(rows)} servers, {sum(len(r['tools']) for r in rows)} tools")
-    table.add_column("server", no_wrap=True)  # a name is never cut; the other columns wrap
-    for col in ("category", "personalized", "contexts", "tools"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        table.add_row(r["name"], r["category"], "yes" if r["personalized"] else "no", ", ".join(r["contexts"]),
-                      "\n".join(r["tools"]))
-    console.print(table)
+    from mcp_persona.report.fit import Column, print_table
+
+    # a name is never cut; the lists wrap between their items
+    print_table(console, [Column("server"), Column("category"), Column("personalized", alias="pers."),
+                          Column("contexts", wraps=True), Column("tools", wraps=True)],
+                [[r["name"], r["category"], "yes" if r["personalized"] else "no", ", ".join(r["contexts"]),
+                  ", ".join(r["tools"])] for r in rows],
+                title=f"{len(rows)} servers, {sum(len(r['tools']) for r in rows)} tools", one_per_line=False)
 
 
 def _livemcptool_servers(as_json: bool) -> None:
@@ -55,17 +54,17 @@ def _livemcptool_servers(as_json: bool) -> None:
         typer.echo(json.dumps(rows, indent=2))
         return
     real = [r for r in rows if r["kind"] == "real"]
-    table = Table(title=f"livemcptool: {len(rows)} servers ({len(real)} real), {sum(len(r['tools']) for r in rows)} "
-                        f"tools")
-    table.add_column("server", no_wrap=True)
-    for col in ("kind", "category", "tools"):
-        table.add_column(col, overflow="fold")
-    for r in rows:
-        kind = r["kind"]
-        if kind == "real" and (why := missing_reason(r["name"])):
-            kind += f" (not installed: {why})"
-        table.add_row(r["name"], kind, r["category"], ", ".join(r["tools"]))
-    console.print(table)
+    from mcp_persona.report.fit import Column, print_table
+
+    def kind(r: dict) -> str:
+        why = missing_reason(r["name"]) if r["kind"] == "real" else None
+        return f"{r['kind']} (not installed: {why})" if why else r["kind"]
+
+    print_table(console, [Column("server"), Column("kind", wraps=True), Column("category"),
+                          Column("tools", wraps=True)],
+                [[r["name"], kind(r), r["category"], ", ".join(r["tools"])] for r in rows],
+                title=f"livemcptool: {len(rows)} servers ({len(real)} real), "
+                      f"{sum(len(r['tools']) for r in rows)} tools", one_per_line=False)
 
 
 def tasks(
@@ -79,22 +78,21 @@ def tasks(
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
-    table = Table(title=f"{suite}: {len(rows)} tasks")
-    table.add_column("id", no_wrap=True)  # an id is never cut (it is what --tasks takes); the rest wrap
+    from mcp_persona.report.fit import Column, indented, print_table
+
     # the spec's own labels (category, tier, chain type...) as columns, those some task sets; its lists are
-    # counted in the JSON only
+    # counted in the JSON only. An id is never cut (it is what --tasks takes), nor any label.
     unset = {None, TaskSpec.model_fields["category"].default}
     labels = [k for k, v in (rows[0] if rows else {}).items()
               if k not in ("id", "servers", "gold_calls") and not isinstance(v, int)
               and any(r[k] not in unset for r in rows)]
-    for col in (*labels, "servers"):
-        table.add_column(col, overflow="fold")
-    for col in ("checks", "gold"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(r["id"], *(str(r[k] or "-") for k in labels), ", ".join(r["servers"]),
-                      str(r.get("checkpoints", "-")), str(r["gold_calls"]))
-    console.print(table)
+    columns = [Column("id"), *(Column(k) for k in labels), Column("servers", wraps=True),
+               Column("checks", "right"), Column("gold", "right", meaning="gold calls")]
+    print_table(console, columns, [[r["id"], *(str(r[k] or "-") for k in labels), ", ".join(r["servers"]),
+                                    str(r.get("checkpoints", "-")), str(r["gold_calls"])] for r in rows],
+                title=f"{suite}: {len(rows)} tasks", one_per_line=False)
+    indented(console, "checks: the checkpoints that score a task; gold: the calls of its reference solution",
+             indent=0, hang=2)
 
 
 def show(

@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mcp_persona.cli.common import console, err, fail
+from mcp_persona.report.fit import indented
 
 
 def compare(
@@ -37,29 +38,27 @@ def compare(
         err.print(f"[yellow]warning:[/yellow] the runs differ in settings that change the score: "
                   f"{escape('; '.join(cmp.settings))}", soft_wrap=True)
     label = cmp.primary[0]
-    diff = cmp.difference()
     flips = cmp.flips()
     if as_json:
         typer.echo(json.dumps(cmp.to_dict(), indent=2, ensure_ascii=False))
     else:
-        console.print(f"A = {escape(a.label)} ({escape(str(a.path))})  →  B = {escape(b.label)} "
-                      f"({escape(str(b.path))})", soft_wrap=True)
+        for side, run in (("A", a), ("B", b)):
+            named = escape(run.label) if run.label == run.path.name else f"{escape(run.label)} ({escape(run.name)})"
+            console.print(f"{side} = {named}", soft_wrap=True, highlight=False)
         head = Table()
-        for col in ("metric", "A", "B", "Δ"):
-            head.add_column(col, justify="left" if col == "metric" else "right")
+        for col in ("metric", "A", "B", "B - A"):
+            head.add_column(col, justify="left" if col == "metric" else "right", no_wrap=True)
         deltas = cmp.metric_deltas()
         for col_label, col_key, _ in a.columns:
             v = deltas[col_key]
             d = v["delta"]
             head.add_row(col_label, pct(v["a"]), pct(v["b"]), DASH if d is None else f"{100 * d:+.1f}")
         console.print(head)
-        if diff["delta"] is not None:
-            ci = diff["ci95"]
-            console.print(f"{label} B - A, paired over {diff['n_tasks']} tasks: {100 * diff['delta']:+.1f} "
-                          f"(95% CI {100 * ci[0]:+.1f} to {100 * ci[1]:+.1f})")
+        console.print(f"scores in % (0-100); {a.config.get('suite')}'s primary score is {label}", highlight=False)
+        console.print(f"pass = the full {label} score on a task (100), fail = less", highlight=False)
         for way, words in (("pass_to_fail", "pass → fail"), ("fail_to_pass", "fail → pass")):
             ids = flips[way]
-            console.print(f"{words} ({len(ids)}): " + (", ".join(ids) if ids else DASH), soft_wrap=True)
+            indented(console, f"{words} ({len(ids)}): " + (", ".join(ids) if ids else DASH), indent=0, hang=2)
         listed = ("regression", "improvement") if not show_all else tuple(ORDER)
         rows = [t for t in cmp.tasks if t.change in listed]
         if rows:
@@ -79,9 +78,25 @@ def compare(
                   f"{len(cmp.of('unchanged'))} unchanged"]
         only = [f"{len(cmp.of(c))} only in {c[-1].upper()}" for c in ("only_a", "only_b") if cmp.of(c)]
         hint = " (--all lists them)" if only and not show_all else ""
-        console.print(f"{label}: " + ", ".join(counts + only) + hint)
+        indented(console, f"tasks on {label}: " + ", ".join(counts + only) + hint, indent=0, hang=2)
+        indented(console, "verdict, B against A (paired over the tasks both runs scored; 95% bootstrap "
+                          "interval in points):", indent=0, hang=2)
+        for v in cmp.differences().values():
+            indented(console, verdict_line(v), hang=4)
     if fail_on_regression and cmp.regressions:
         raise typer.Exit(1)
+
+
+def verdict_line(v: dict) -> str:
+    """One headline metric's verdict in words: better / worse / no difference at 95 %, with the interval."""
+    if v["delta"] is None:
+        return f"{v['label']}: no task scored on it in both runs"
+    if v["ci95"] is None:
+        return f"{v['label']}: {100 * v['delta']:+.1f} points over {_n(v['n_tasks'], 'task')}, too few to tell"
+    lo, hi = (100 * x for x in v["ci95"])
+    words = {"better": "B is better", "worse": "B is worse", "no difference": "no difference at 95%"}[v["verdict"]]
+    return (f"{v['label']}: {words} ({100 * v['delta']:+.1f} points, 95% CI {lo:+.1f} to {hi:+.1f}, "
+            f"{_n(v['n_tasks'], 'task')})")
 
 
 def _n(n: int, word: str) -> str:

@@ -28,7 +28,6 @@ from typing import Annotated, Any, Literal
 import anyio
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from mcp_persona.cli.common import EXIT_ENDPOINT, console, fail
 
@@ -236,17 +235,21 @@ def window_checks(client: Any, largest: dict[str, LargestRequest], window: int |
     for suite, big in largest.items():
         prompt = big.tokens
         need = prompt + answer
-        of = f"all {big.tasks} tasks" if big.measured == big.tasks else f"{big.measured} of {big.tasks} tasks"
-        detail = f"{suite}: ~{prompt:,} tokens ({big.task_id}, the largest of {of}) + {answer:,} for the answer"
+        of = (f"the largest of all {big.tasks} tasks" if big.measured == big.tasks else
+              f"the largest of the {big.measured} of its {big.tasks} tasks measured in the time allowed")
+        detail = (f"the largest first request of {suite} (task {big.task_id}, {of}) is about {prompt:,} tokens, "
+                  f"and {answer:,} are kept for the answer")
+        name = f"context window for {suite}"
         if window is None:
-            checks.append(Check(f"context: {suite}", "warn", f"{detail}; the window is not reported", required=False))
+            checks.append(Check(name, "warn", f"{detail}; the endpoint does not report its window", required=False))
         elif need <= window:
-            checks.append(Check(f"context: {suite}", "pass", f"{detail} ≤ {window:,} ({source})"))
+            checks.append(Check(name, "pass", f"{detail}: {need:,} fit the {window:,}-token window ({source})"))
         else:
             fix = (f"lower --max-tokens to {window - prompt:,} or less, or serve a longer context"
                    if prompt < window else "serve the model with a longer context (vLLM: --max-model-len "
                                            f"{need:,} or more) or use a model with a larger window")
-            checks.append(Check(f"context: {suite}", "fail", f"{detail} > {window:,} ({source})", fix))
+            checks.append(Check(name, "fail", f"{detail}: {need:,} exceed the {window:,}-token window ({source})",
+                                fix))
     return checks
 
 
@@ -332,16 +335,15 @@ def doctor(
         raise fail(f"--suite {unknown[0]!r} is not a bundled suite (known: {', '.join(known)})")
     api_key = os.environ.get(api_key_env or DEFAULT_KEY_ENV[provider])
     checks = anyio.run(diagnose, client, suites, api_key)
-    table = Table(title=f"{client.name} at {base_url or 'the provider'}")
-    for col in ("check", "result", "found", "to fix"):
-        table.add_column(col, overflow="fold")
-    for c in checks:
-        table.add_row(c.name, f"[{STYLE[c.status]}]{c.status}[/]", escape(c.detail), escape(c.fix))
-    console.print(table)
+    from mcp_persona.report.fit import indented
+
+    console.print(f"{escape(client.name)} at {escape(base_url or 'the provider')}:", highlight=False)
+    for c in checks:  # a sentence each, never a table's folded cells
+        indented(console, f"{c.status.upper():<4}  {c.name}: {c.detail}", indent=0, hang=6,
+                 lead=(4, STYLE[c.status]))
+        if c.fix and c.status != "pass":
+            indented(console, f"to fix: {c.fix}", indent=6)
     failed = [c for c in checks if c.status == "fail" and c.required]
-    for c in failed:  # the causes as plain lines too: a narrow table folds them
-        console.print(f"{c.name}: {escape(c.detail)}" + (f" — {escape(c.fix)}" if c.fix else ""), soft_wrap=True,
-                      highlight=False)
     if failed:
         raise typer.Exit(EXIT_ENDPOINT)
     console.print("the endpoint can serve a run", highlight=False)

@@ -6,7 +6,6 @@ import json
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from mcp_persona.cli.common import console, fail
 
@@ -33,12 +32,11 @@ def route(
     if as_json:
         typer.echo(json.dumps([h.to_dict() for h in hits], indent=2))
         return
-    table = Table(title=f"{library}: {query}")
-    for col in ("server", "tool", "score"):
-        table.add_column(col, justify="right" if col == "score" else "left")
-    for h in hits:
-        table.add_row(h.server, h.tool, f"{h.score:.3f}")
-    console.print(table)
+    from mcp_persona.report.fit import Column, indented, print_table
+
+    print_table(console, [Column("server"), Column("tool"), Column("score", "right")],
+                [[h.server, h.tool, f"{h.score:.3f}"] for h in hits], title=f"{library}: {query}")
+    indented(console, "score: how well the tool's description matches the query (higher ranks first)", indent=0)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shlex
 import signal
 import sys
@@ -86,7 +87,10 @@ def run(
     judge_max_requests: Annotated[int | None, typer.Option(
         min=1, max=256, help="requests in flight to the judge's endpoint, apart from the agent's "
                              "(default: --concurrency)")] = None,
-    run_dir: Annotated[Path | None, typer.Option(help="where the run store and summary go")] = None,
+    run_dir: Annotated[Path | None, typer.Option(
+        help="where the run store and summary go (default: runs/SUITE-LABEL-or-AGENT-TIME)")] = None,
+    label: Annotated[str | None, typer.Option(
+        help="a name for the run, shown in its summary, the report, the leaderboard and compare")] = None,
     resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
     context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
     skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
@@ -284,16 +288,17 @@ def run(
                        max_rounds=max_rounds, context_distractors=context_distractors, skills=skills,
                        trials=trials, judge=judge, judge_policy=judge_policy.value, protocol=protocol.name,
                        protocol_options=settings, model_settings=model_settings.to_dict(),
-                       flags=plain_flags(flags),
+                       flags=plain_flags(flags), label=label.strip() if label and label.strip() else None,
                        pricing={role: pricing_record(p) for role, p, used in (
                            ("agent", price, takes_model), ("judge", judge_price, judging is not None)) if used})
     if run_dir is None:
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")  # names the folder only; never enters scoring
-        run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}"
+        who = re.sub(r"[^A-Za-z0-9._+-]+", "_", config.label).strip("_") if config.label else agent.value
+        run_dir = Path("runs") / f"{suite_name}-{who or agent.value}-{stamp}"
         n = 1
         while run_dir.exists():  # two runs started within one second
             n += 1
-            run_dir = Path("runs") / f"{suite_name}-{agent.value}-{stamp}-{n}"
+            run_dir = Path("runs") / f"{suite_name}-{who or agent.value}-{stamp}-{n}"
     try:
         store = open_run(run_dir, config.to_dict(), resume=resume, tasks=tasks)
     except RunStoreError as exc:
@@ -305,7 +310,7 @@ def run(
     with Progress(TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, transient=True) as progress:
         status = LiveStatus(progress, progress.add_task("", total=len(pending(tasks, store, trials))),
-                            plain=not err.is_terminal)
+                            plain=not err.is_terminal, measured=agent is not AgentKind.external)
         try:
             remote = ray_episodes(ray_address, recipe, protocol.name, settings, tools.value,
                                   context_distractors) if executor == "ray" else None
@@ -353,6 +358,8 @@ def run(
         error_line(f"{errors['n']} of {summary['n_episodes']} episodes errored ({classes}); {lead}")
         for cls, message in errors["first"].items():
             err.print(f"  {cls}: {escape(message)}", soft_wrap=True)
+        err.print(f"each episode's whole error is kept in {escape(str(run_dir / 'run.sqlite'))}; write them out "
+                  f"with: mcp-persona export {escape(shlex.quote(str(run_dir)))}", soft_wrap=True)
         err.print(f"errored episodes are run again by:\n  {escape(finish)}", soft_wrap=True)
         raise typer.Exit(EXIT_EPISODE_ERRORS)
 
@@ -517,8 +524,9 @@ class LiveStatus:
     a terminal (a pipe, nohup, CI) the bar shows nothing, so ``plain`` prints the status as a line of its own
     every few episodes."""
 
-    def __init__(self, progress: Progress, bar: TaskID, *, plain: bool = False) -> None:
+    def __init__(self, progress: Progress, bar: TaskID, *, plain: bool = False, measured: bool = True) -> None:
         self.progress, self.bar = progress, bar
+        self.measured = measured  # False: the agent's model calls are its own (external): tokens and cost unknown
         self.running = self.failed = self.tokens_in = self.tokens_out = self.done = 0
         self.cost: float | None = 0.0
         self.plain = plain
@@ -546,8 +554,11 @@ class LiveStatus:
                       f"{self._text()}", soft_wrap=True, highlight=False)
 
     def _text(self) -> str:
-        cost = "cost n/a" if self.cost is None else f"${self.cost:.4f}"
-        return f"running {self.running} · failed {self.failed} · tokens {self.tokens_in:,}/{self.tokens_out:,} · {cost}"
+        if not self.measured:
+            return f"running {self.running} · failed {self.failed} · tokens unknown · cost unknown"
+        cost = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
+        return (f"running {self.running} · failed {self.failed} · tokens in/out {self.tokens_in:,}/"
+                f"{self.tokens_out:,} · {cost}")
 
     def _show(self) -> None:
         self.progress.update(self.bar, description=self._text())

@@ -30,6 +30,9 @@ def sweep(
     max_cost: Annotated[float | None, typer.Option(
         min=0.0, help="stop before a cell that would take the spend (USD, list prices) past this")] = None,
     dry_run: Annotated[bool, typer.Option(help="list the cells and their state, run nothing")] = False,
+    label: Annotated[str | None, typer.Option(
+        help="a name for the sweep's runs: each cell's run is labelled 'NAME · its cell' in reports and compare")] = (
+        None),
     report: Annotated[bool, typer.Option(help="write OUT/sweep.html and OUT/sweep.md at the end")] = True,
     executor: Annotated[str, typer.Option(
         help="where the cells' episodes run: local (this process) or ray (a Ray cluster)")] = "local",
@@ -46,6 +49,9 @@ def sweep(
         plan = cells(spec, out)
     except SweepError as exc:
         raise fail(str(exc)) from exc
+    if label and label.strip():
+        for cell in plan:
+            cell.flags["label"] = f"{label.strip()} · {cell.label}"
     if executor != "local":  # every cell's episodes on the cluster; the stores stay written here
         for cell in plan:
             cell.flags.update(executor=executor, ray_address=ray_address)

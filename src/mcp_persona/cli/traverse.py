@@ -19,8 +19,6 @@ from typing import Annotated
 
 import anyio
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from mcp_persona.cli.common import console, err, error_line, fail
 
@@ -363,14 +361,12 @@ def fidelity(
         typer.echo(to_json(loaded, reports))
         return
     failing = sum(1 for t in loaded.traces if t.label != "success")
-    wide = Console(width=max(console.width, 150))
-    table = Table(title=f"Simulation fidelity on {loaded.header.server} ({reports[-1].n} traces, "
-                        f"{failing} failing in the pool)")
-    for h in HEADERS:
-        table.add_column(h, justify="left" if h == "Method" else "right")
-    for row in table_rows(reports):
-        table.add_row(*row)
-    wide.print(table)
+    from mcp_persona.report.fit import Column, print_table
+
+    print_table(console, [Column(h, "left" if h == "Method" else "right") for h in HEADERS],
+                [list(row) for row in table_rows(reports)],
+                title=f"Simulation fidelity on {loaded.header.server} ({reports[-1].n} traces, {failing} failing "
+                      "in the pool)")
     for r in reports:
         console.print(f"[dim]{r.simulator}: {r.note}[/dim]")
     console.print(f"[dim]METEOR: {reports[-1].meteor_mode}; State: share of replays whose post-call state "

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mcp_persona.environment import Environment, PoolSpec, ToolPool
 from mcp_persona.score import Check, Score, numbers_of
@@ -117,10 +117,14 @@ class Protocol:
     # the headline scores of a report's leaderboard: (label, key in summary["metrics"], tooltip), each in 0..1;
     # the first is the primary score (ranking, the Pareto plot, the per-group columns)
     report_columns: tuple[tuple[str, str, str], ...] = (("Acc", "acc", "mean task Acc"),)
+    # shorter headers of report_columns (by key) a console table uses when the full ones do not fit
+    report_aliases: ClassVar[dict[str, str]] = {}
     report_groups: str = "by_category"  # the summary's per-group breakdown the report shows ("by_<group>")
     # more figures of summary["metrics"] a report lists in a table of their own ("## Efficiency"):
     # (label, key, format: "num" per episode, "money" in USD, "pct" a 0..1 share)
     report_extra: tuple[tuple[str, str, str], ...] = ()
+    # what a report_extra figure is, by key, where its label alone does not say
+    report_extra_help: ClassVar[dict[str, str]] = {}
     # the report_columns metrics a report also breaks down per group (default: the primary one)
     report_group_metrics: tuple[str, ...] = ()
     report_intro: str = ""  # the scores explained in a sentence for a report's header (default: the tooltips)

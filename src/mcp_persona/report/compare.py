@@ -5,7 +5,8 @@ each task gets the protocol's primary metric (the first of ``report_columns``: A
 the weighted mean over its trials. A task is a *regression* when B's primary score is lower than A's, or the
 same with a status that went from ok to error; improvements are the mirror image. The run-level difference is
 the paired one, ``sum(w * (b - a)) / sum(w)`` over the tasks both runs have, with a percentile-bootstrap 95 %
-interval over those tasks (:mod:`mcp_persona.scoring.uncertainty`). A task *flips* pass -> fail when A had
+interval over those tasks (:mod:`mcp_persona.scoring.uncertainty`); every headline metric gets the same
+paired difference and a verdict (better, worse, or no difference at 95 %). A task *flips* pass -> fail when A had
 the full primary score and B has not (fail -> pass the other way round).
 
 Runs of different suites or protocols are not compared (:class:`CompareError`); settings that change the
@@ -94,6 +95,24 @@ class Comparison:
                 "delta": sum(d * w for d, w in pairs) / total if total else None,
                 "ci95": None if interval is None else list(interval)}
 
+    def differences(self) -> dict[str, dict[str, Any]]:
+        """Every headline metric's paired difference (B - A) over the tasks both runs scored on it, each task
+        weighted as in the primary metric, with its 95 % interval and the verdict it supports: ``better`` when
+        the whole interval is above 0, ``worse`` when below, ``no difference`` when it holds 0, ``unknown``
+        when there is no interval (fewer than two tasks)."""
+        out = {}
+        for label, key, _ in self.a.columns:
+            pairs = [(b - a, t.a.weight) for t in self.tasks if t.a is not None and t.b is not None
+                     and (a := t.a.values.get(key)) is not None and (b := t.b.values.get(key)) is not None]
+            total = sum(w for _, w in pairs)
+            interval = bootstrap_interval([[(d, w)] for d, w in pairs]) if len(pairs) > 1 else None
+            delta = sum(d * w for d, w in pairs) / total if total else None
+            verdict = ("unknown" if interval is None or delta is None else "better" if interval[0] > EPS
+                       else "worse" if interval[1] < -EPS else "no difference")
+            out[key] = {"label": label, "n_tasks": len(pairs), "delta": delta,
+                        "ci95": None if interval is None else list(interval), "verdict": verdict}
+        return out
+
     def flips(self) -> dict[str, list[str]]:
         """Tasks with the full primary score in one run and not in the other, pass -> fail first."""
         def full(side: TaskSide | None) -> bool:
@@ -123,6 +142,7 @@ class Comparison:
             "suite": self.a.config.get("suite"), "protocol": self.a.protocol.name,
             "primary": {"label": self.primary[0], "key": self.primary[1]},
             "difference": self.difference(),
+            "verdicts": self.differences(),
             "flips": self.flips(),
             "settings_differ": self.settings,
             "metrics": self.metric_deltas(),

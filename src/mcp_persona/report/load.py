@@ -292,11 +292,13 @@ def _settings(config: dict[str, Any]) -> list[str]:
 
 
 def run_label(config: dict[str, Any]) -> str:
-    """``agent`` (or the model of a model agent) and the settings that differ from the defaults."""
+    """``agent`` (or the model of a model agent) and the settings that differ from the defaults; a run given
+    a ``--label`` is named by it first."""
     who = config.get("model") or config.get("agent") or "?"
     if config.get("model") and config.get("agent") not in (None, "model"):
         who = f"{config['agent']}/{who}"
-    return " · ".join([str(who), *_settings(config)])
+    named = " · ".join([str(who), *_settings(config)])
+    return f"{config['label']} ({named})" if config.get("label") else named
 
 
 def _read_store(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:

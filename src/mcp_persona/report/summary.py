@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
 from mcp_persona.protocols import DEFAULT_PROTOCOL, get_protocol
 from mcp_persona.run_config import RunConfig
@@ -25,6 +23,8 @@ def build_summary(config: RunConfig, tasks: Sequence[Task], records: Sequence[Ep
     by_id = {t.id for t in tasks}
     records = [r for r in records if r.task_id in by_id]
     summary = get_protocol(config.protocol).summarize(config, tasks, records)
+    if config.label:
+        summary["label"] = config.label
     summary["n_scored"] = sum(1 for r in records if r.status == "ok")
     summary["errors"] = error_classes(records)
     summary["cost"] = cost_summary(config, records)
@@ -94,14 +94,15 @@ def error_class(record: EpisodeRecord) -> str:
 
 
 def error_classes(records: Sequence[EpisodeRecord]) -> dict[str, Any]:
-    """Errored episodes by class, with the first message of each class."""
+    """Errored episodes by class, with the first line of the first message of each class (the whole message
+    stays with the episode in the run store)."""
     counts: dict[str, int] = {}
     first: dict[str, str] = {}
     for r in records:
         if r.status == "error":
             cls = error_class(r)
             counts[cls] = counts.get(cls, 0) + 1
-            first.setdefault(cls, (r.error or "")[:300])
+            first.setdefault(cls, (r.error or "").split("\n", 1)[0][:600])  # the first line says what failed
     return {"n": sum(counts.values()), "by_class": dict(sorted(counts.items(), key=lambda kv: -kv[1])),
             "first": first}
 
@@ -116,40 +117,58 @@ def pct(v: float | None) -> str:
     return "-" if v is None else f"{100 * v:.1f}"
 
 
+UNKNOWN = "unknown"  # a figure nobody measured (an external agent's tokens, an unpriced model's cost): never 0
+
+
+def tokens_known(summary: dict[str, Any]) -> bool:
+    """Whether the run's token counts were measured: an external agent's model calls are its own, unseen."""
+    return summary.get("agent") != "external"
+
+
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
     """The run's scores on the console, from what its protocol declares: a table of the headline metrics per
-    group and overall, the protocol's extra figures, its own lines (:meth:`Protocol.summary_lines`), and the
+    group and overall (short aliases, or a block per group, when it is wider than the console), what each
+    score means, the protocol's extra figures, its own lines (:meth:`Protocol.summary_lines`), and the
     intervals."""
+    from mcp_persona.report.fit import Column, indented, print_table
+
     console = console or Console()
     protocol = get_protocol(summary.get("protocol") or DEFAULT_PROTOCOL)
     opts = summary.get("protocol_options") or {}
-    title = " · ".join([str(summary.get("suite")), f"agent={summary.get('agent')}",
-                        f"model={summary.get('model') or '-'}", f"tools={summary.get('tools')}",
-                        *(f"{k}={v}" for k, v in opts.items())])
+    title = " · ".join([str(summary.get("suite")), *([f"label={summary['label']}"] if summary.get("label") else []),
+                        f"agent={summary.get('agent')}", f"model={summary.get('model') or '-'}",
+                        f"tools={summary.get('tools')}", *(f"{k}={v}" for k, v in opts.items())])
     noun = protocol.report_groups.removeprefix("by_").replace("_", " × ")
-    table = Table(title=escape(title))
-    for col in (noun, "tasks", *(label for label, _, _ in protocol.report_columns)):
-        table.add_column(col, justify="left" if col == noun else "right")
+    columns = [Column(noun), Column("tasks", "right"),
+               *(Column(label, "right", alias=protocol.report_aliases.get(key))
+                 for label, key, _ in protocol.report_columns)]
     groups: dict[str, Any] = summary.get(protocol.report_groups) or {}
-    for name, m in [*((k, v) for k, v in groups.items() if v.get("n")), ("overall", summary.get("metrics") or {})]:
-        cells = (pct(m.get(key)) for _, key, _ in protocol.report_columns)
-        table.add_row(escape(str(name)), str(m.get("n", 0)), *cells, style="bold" if name == "overall" else None)
-    console.print(table)
+    named = [*((k, v) for k, v in groups.items() if v.get("n")), ("overall", summary.get("metrics") or {})]
+    rows = [[str(name), str(m.get("n", 0)), *(pct(m.get(key)) for _, key, _ in protocol.report_columns)]
+            for name, m in named]
+    layout = print_table(console, columns, rows, title=title, legend=False,
+                         styles=["bold" if n == "overall" else None for n, _ in named])
+    console.print("scores in % (0-100; - where none applies):", highlight=False)
+    for label, key, tip in protocol.report_columns:
+        alias = protocol.report_aliases.get(key) if layout == "aliases" else None
+        indented(console, f"{alias} = {label}: {tip}" if alias else f"{label}: {tip}", hang=4)
     metrics = summary.get("metrics") or {}
     extra = [f"{label} {figure(metrics.get(key), fmt)}" for label, key, fmt in protocol.report_extra]
+    tokens = figure(metrics.get("avg_output_tokens"), "num") if tokens_known(summary) else UNKNOWN
     common = [f"tool calls/task {figure(metrics.get('avg_tool_calls'), 'num')}",
-              f"tool errors {pct(metrics.get('tool_error_rate'))}%",
-              f"output tokens/task {figure(metrics.get('avg_output_tokens'), 'num')}",
-              f"errors {summary.get('n_errors', 0)}"]
-    console.print(escape(" · ".join([*extra, *common])), soft_wrap=True)
+              f"tool errors {pct(metrics.get('tool_error_rate'))}% of calls",
+              f"output tokens/task {tokens}",
+              f"errored episodes {summary.get('n_errors', 0)}"]
+    indented(console, " · ".join([*extra, *common]), indent=0)
+    for key, words in protocol.report_extra_help.items():
+        label = next((lbl for lbl, k, _ in protocol.report_extra if k == key), key)
+        indented(console, f"{label}: {words}", indent=0, hang=2)
     for line in protocol.summary_lines(summary):
-        console.print(escape(line), soft_wrap=True)
-    line = uncertainty_line(summary, protocol.report_columns)
-    if line:
-        console.print(escape(line), soft_wrap=True)
-    line = trials_line(summary.get(protocol.report_trials))
-    if line:
-        console.print(escape(line), soft_wrap=True)
+        indented(console, line, indent=0, hang=2)
+    for line in (uncertainty_line(summary, protocol.report_columns),
+                 trials_line(summary.get(protocol.report_trials))):
+        if line:
+            indented(console, line, indent=0, hang=2)
 
 
 def trials_line(block: Any) -> str | None:

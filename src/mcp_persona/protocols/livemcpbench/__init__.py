@@ -23,7 +23,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mcp_persona.protocols.base import AgreementItems, Option, PoolSpec, Protocol, ReferenceExecution, ToolPool, item_id
 from mcp_persona.protocols.livemcpbench.environment import LibraryEnvironment, suite_files
@@ -73,6 +73,7 @@ class LiveMCPBenchProtocol(Protocol):
         ("Rule success", "rule_success_rate", "share of episodes the rule check passed"),
         ("Judge success", "judge_success_rate", "share of judged episodes the judge passed"),
     )
+    report_aliases: ClassVar[dict[str, str]] = {"rule_success_rate": "Rules", "judge_success_rate": "Judge"}
     report_groups = "by_domain"
     paper_tables = PAPER_TABLES
     spec_model = LiveMCPBenchSpec

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from mcp_persona.protocols.base import Option, PoolSpec, Protocol, ReferenceExecution, ToolPool
 from mcp_persona.protocols.mcpagentbench import scoring
@@ -61,6 +61,8 @@ class MCPAgentBenchProtocol(Protocol):
         ("TEFS-outcome", "tefs_outcome", "TEFS with a call matched by what it returns on the same state, not its "
                                          "arguments"),
     )
+    report_aliases: ClassVar[dict[str, str]] = {"tfs_paper": "TFS-p", "tefs_paper": "TEFS-p", "tfs_outcome": "TFS-o",
+                                                "tefs_outcome": "TEFS-o"}
     report_groups = "by_type"
     paper_tables = PAPER_TABLES
     spec_model = MCPAgentBenchSpec
@@ -69,6 +71,11 @@ class MCPAgentBenchProtocol(Protocol):
     scores_answer = False
     report_extra = (("Score per 1k output tokens", "token_efficiency", "num"),
                     ("Score per minute", "time_efficiency", "num"))
+    report_extra_help: ClassVar[dict[str, str]] = {
+        "token_efficiency": "TEFS points (gold calls of the tasks finished efficiently) per 1,000 output tokens; "
+                            "- when no token was counted",
+        "time_efficiency": "the same points per minute of episode time",
+    }
     options = (
         Option("candidates", 20, "size K of the candidate tool list", SIZES),
         Option("distractors", "uniform", "how distractors are drawn", ("uniform", "confusable")),

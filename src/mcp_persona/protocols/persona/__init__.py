@@ -218,7 +218,8 @@ class PersonaProtocol(Protocol):
 
     def summary_lines(self, summary: dict[str, Any]) -> list[str]:
         m = summary["metrics"]
-        lines = [f"collateral damage in {percent(m['collateral_rate'])}% of episodes"]
+        lines = [f"collateral damage (a change to the apps' records no checkpoint accounts for) in "
+                 f"{percent(m['collateral_rate'])}% of episodes"]
         judge = summary.get("judge") or {}
         if judge.get("n_verdicts"):
             lines.append(f"judge {judge['spec']}: {judge['n_ok']}/{judge['n_verdicts']} verdicts used, "
