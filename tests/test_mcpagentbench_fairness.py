@@ -85,7 +85,7 @@ CONFIG = {"name": "news-digest", "description": "daily tech news digest", "searc
 # (task, what the agent does, right?) -- the right call in other words passes, a different target fails
 WORDED: list[tuple[str, list[list[Call]], bool]] = [
     ("pro_parallel_01", [[CODE, ("create_design", {"design_request": POSTER})]], True),
-    ("pro_parallel_01", [[CODE, ("create_design", {"design_request": "a banner" + POSTER.removeprefix("Poster")})]], False),
+    ("pro_parallel_01", [[CODE, ("create_design", {"design_request": POSTER.replace("Poster", "A banner")})]], False),
     ("pro_parallel_02", [[SEMGREP, ("Developer", DEVELOPER | {"output_artifacts": "a REST API"})]], True),
     ("pro_parallel_02", [[SEMGREP, ("Developer", DEVELOPER | {"output_artifacts": "GraphQL API"})]], False),
     ("pro_parallel_06", [[FILES, ("create_robot", {"robot_type": "rover", "position": "0, 0, 0"})]], True),

@@ -12,7 +12,10 @@ Normalisation of arguments: an argument left out and one given as its declared d
 the same; strings compare case-insensitively (a file path or a URL keeps its case: ``/Berlin`` is not
 ``/berlin`` on a case-sensitive disk) with runs of whitespace collapsed and closing punctuation
 dropped (a prompt or a comment typed with or without its final period is the same text); a numeric string
-and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
+and the number are equal (``"3"`` = ``3`` = ``3.0``); a list of numbers in a string is spaced one way
+(``"0, 45, 0"`` = ``"0,45,0"``); a path or a URL's trailing slash does not count (``"charts/"`` = ``"charts"``);
+in prose, articles, plurals and a number hyphenated to its unit do not count, nor a region after a place
+(:func:`_words`); lists keep their order; objects compare by keys.
 
 TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` / ``tefs_paper`` are the peer
 code's rules (:func:`peer_tfs`, :func:`peer_tefs`), with its list of tools compared by name only
