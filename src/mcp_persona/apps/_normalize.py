@@ -9,7 +9,8 @@ that looks a name up or searches text uses this one module rather than its own r
   (a region or country after a comma, a trailing "City" or "SAR", and common short forms);
 * **aliases and abbreviations**: ``"Mt. Fuji"`` is ``"Mount Fuji"``, ``"NYC"`` is ``"New York"``;
 * **names**: a leading article (``"Weeknd"`` is ``"The Weeknd"``) and a company suffix
-  (``"Toyota Inc."`` is ``"Toyota"``) do not decide a match;
+  (``"Toyota Inc."`` is ``"Toyota"``) or an API's trailing "API" (``"ExchangeRate API"`` is ``"ExchangeRate"``) do
+  not decide a match;
 * **words**: singular and plural, and a light stemmer (``apartments`` ~ ``apartment``,
   ``currencies`` ~ ``currency``; :func:`mcp_persona.apps._corpus.search.stem`), stop-words dropped
   and word order free in searches (``"restaurant in Tokyo"`` finds what ``"restaurant Tokyo"`` does).
@@ -89,6 +90,8 @@ _COMPANY_SUFFIXES = frozenset({
     "inc", "incorporated", "corp", "corporation", "co", "company", "ltd", "limited", "llc", "plc", "ag", "sa",
     "gmbh", "nv", "bv", "se", "holdings", "group", "kk", "oyj", "ab", "spa", "pty", "lp", "llp",
 })
+# Words after a service's name that do not change the service ("ExchangeRate API" is ExchangeRate).
+_SERVICE_SUFFIXES = frozenset({"api"})
 _ARTICLES = ("the ", "a ", "an ")
 _PUNCT = re.compile(r"[^\w\s,&']+")
 _WORD = re.compile(r"[\w&']+")
@@ -132,6 +135,12 @@ class StrictNote:
 def fold(text: Any) -> str:
     """NFKC, case-folded, runs of whitespace collapsed: the form every comparison starts from."""
     return " ".join(unicodedata.normalize("NFKC", str(text)).casefold().split())
+
+
+def is_region(text: Any) -> bool:
+    """A state, province or country as written after a place's name (``WA``, ``Texas``, ``UK``)."""
+    t = _plain(str(text))
+    return t in _REGIONS or NAME_ALIASES.get(t) in _REGIONS
 
 
 def is_identifier(text: Any) -> bool:
@@ -181,7 +190,7 @@ def name_keys(text: str) -> frozenset[str]:
             if f.startswith(article) and len(f) > len(article):
                 forms.add(f[len(article):])
         words = f.split()
-        while len(words) > 1 and words[-1] in _COMPANY_SUFFIXES:
+        while len(words) > 1 and (words[-1] in _COMPANY_SUFFIXES or words[-1] in _SERVICE_SUFFIXES):
             words = words[:-1]
             forms.add(" ".join(words))
     forms |= {NAME_ALIASES[f] for f in forms if f in NAME_ALIASES}

@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from mcp_persona.apps._normalize import same_name
+from mcp_persona.apps._normalize import same_name, terms
 from mcp_persona.apps.base import AppEnv, ToolFailure
 
 Args = dict[str, Any]
@@ -410,10 +410,25 @@ def page_action(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     if not tabs:
         raise ToolFailure("no page is open; navigate to a page first", kind="conflict")
     page = tabs[-1]
-    if args["action"] not in page["available_actions"]:
+    action = page_action_meant(args["action"], page["available_actions"])
+    if action is None:
         raise ToolFailure(f"action: {args['action']!r} is not possible on {page['url']} "
                           f"(possible: {', '.join(page['available_actions']) or 'none'})", kind="range")
-    return {"page": page["url"], "result": "done"}
+    return {"action": action, "variables": args.get("variables") or {}, "page": page["url"], "result": "done"}
+
+
+def page_action_meant(text: str, possible: list[str]) -> str | None:
+    """The page's action an instruction asks for, as a browser agent reads it: the possible action whose every
+    word (stemmed, stop-words aside) the instruction holds, the most specific if several do
+    (``"click the checkout button"`` is ``"click checkout"``; ``"type %email% into the email field"`` is
+    ``"type email"``); None when none does, or two equally specific ones do (``"click cancel"``)."""
+    if text in possible:
+        return text
+    have = set(terms(text))
+    fits = sorted((a for a in possible if set(terms(a)) <= have), key=lambda a: -len(terms(a)))
+    if not fits or (len(fits) > 1 and len(terms(fits[0])) == len(terms(fits[1]))):
+        return None
+    return fits[0]
 
 
 @register
@@ -424,9 +439,10 @@ def new_blog_post(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
 
 @register
 def company_peers(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
+    """The seed's peers by name and headquarters; their other facts are the research agent's to give."""
     seed = refs["seed_company"]
     known = {c["company"]: c for c in _table(env, "companies")}
-    peers = [known.get(p, {"company": p}) for p in seed["peers"][: args["limit"]]]
+    peers = [{"company": p, **({"hq": known[p]["hq"]} if p in known else {})} for p in seed["peers"][: args["limit"]]]
     return {"seed_company": seed["company"], "peers": peers}
 
 

@@ -54,8 +54,10 @@ class MCPAgentBenchProtocol(Protocol):
     report_columns = (
         ("TFS", "tfs", "task finish score: weighted share of tasks finished"),
         ("TEFS", "tefs", "task efficiency finish score: finished without redundant calls"),
-        ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it (its name-only tools included)"),
-        ("TEFS-paper", "tefs_paper", "TEFS as the paper's checker counts it (its name-only tools included)"),
+        ("TFS-paper", "tfs_paper", "TFS as the paper's checker counts it: its 24 name-only tools by name alone, "
+                                   "any arguments passing"),
+        ("TEFS-paper", "tefs_paper", "TEFS as the paper's checker counts it: its 24 name-only tools by name alone, "
+                                     "any arguments passing"),
         ("TFS-outcome", "tfs_outcome", "TFS with a call matched by what it returns on the same state, not its "
                                        "arguments"),
         ("TEFS-outcome", "tefs_outcome", "TEFS with a call matched by what it returns on the same state, not its "

@@ -1,7 +1,7 @@
 """The outcome rule: an agent's call does a gold call's job when it gets what the gold call gets.
 
 The argument rule (:func:`.scoring.score_calls`, the paper's metric) asks for the gold arguments after
-normalisation, so ``{"location": "Austin, TX"}`` is not ``{"location": "Austin"}`` even where the server
+normalisation, so ``{"location": "City of Austin"}`` is not ``{"location": "Austin"}`` even where the server
 answers both with Austin's listings. The outcome rule matches an agent's call to a gold call when
 
 * it is the same tool, and the argument rule matches the two calls; or
@@ -17,7 +17,7 @@ Two replies carry the same facts when, after the argument rule's normalisation (
 over the parsed JSON: case, spacing, number forms), they have the same structure and values, except that a
 value may differ where each reply echoes its own call's value of one argument and the two values name the
 same thing as the servers compare names (:func:`mcp_persona.apps._normalize.same_name`): a knowledge engine
-that answers ``"assumptions": {"location": "Boston, MA"}`` for ``location="Boston, MA"`` and ``"Boston"`` for
+that answers ``"assumptions": {"location": "City of Boston"}`` for ``location="City of Boston"`` and ``"Boston"`` for
 the gold ``location="Boston"`` gives the same facts, while ``location="Denver"`` (another place, even with
 the same answer) or ``"Asia/Seoul"`` for ``"Asia/Tokyo"`` (another zone, even at the same offset) does not.
 Where one call stands for several or several for one, their replies are merged (objects key by key, lists

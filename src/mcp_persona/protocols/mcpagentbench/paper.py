@@ -20,7 +20,9 @@ def _by_category(metric: str) -> tuple[PaperColumn, ...]:
 
 
 _NOTE = ("a run's cell is its score by the paper's rule (its checker's, as the published rows were counted) over "
-         "every trial of the cell's tasks, each weighted by its gold calls: the mean of the trials' scores, avg@k")
+         "every trial of the cell's tasks, each weighted by its gold calls: the mean of the trials' scores, avg@k; "
+         "that rule compares its 24 name-only tools by name alone (any arguments pass), so it is not this "
+         "platform's headline, the outcome rule (TFS-outcome), which checks every tool's arguments")
 
 PAPER_TABLES = (
     PaperTable(key="table1", title="TFS avg@k by task category", source="MCPAgentBench, Table 1",

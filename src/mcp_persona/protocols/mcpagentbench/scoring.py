@@ -12,7 +12,10 @@ Normalisation of arguments: an argument left out and one given as its declared d
 the same; strings compare case-insensitively (a file path or a URL keeps its case: ``/Berlin`` is not
 ``/berlin`` on a case-sensitive disk) with runs of whitespace collapsed and closing punctuation
 dropped (a prompt or a comment typed with or without its final period is the same text); a numeric string
-and the number are equal (``"3"`` = ``3`` = ``3.0``); lists keep their order; objects compare by keys.
+and the number are equal (``"3"`` = ``3`` = ``3.0``); a list of numbers in a string is spaced one way
+(``"0, 45, 0"`` = ``"0,45,0"``); a path or a URL's trailing slash does not count (``"charts/"`` = ``"charts"``);
+in prose, articles, plurals and a number hyphenated to its unit do not count, nor a region after a place
+(:func:`_words`); lists keep their order; objects compare by keys.
 
 TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` / ``tefs_paper`` are the peer
 code's rules (:func:`peer_tfs`, :func:`peer_tefs`), with its list of tools compared by name only
@@ -31,6 +34,8 @@ from itertools import pairwise
 from typing import Any
 
 from mcp_persona.agents.reference import GoldReplayError, resolve_refs
+from mcp_persona.apps._corpus.search import stem
+from mcp_persona.apps._normalize import is_region
 from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.tasks import Task
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
@@ -48,6 +53,32 @@ NAME_ONLY = frozenset({
 Steps = Sequence[Sequence[tuple[str, dict[str, Any] | None]]]  # turns (or gold steps) of (tool, arguments)
 _CLOSING = " .!?;:,。！？；："  # punctuation that closes a phrase; a value of only these stays as it is
 _PATH_OR_URL = re.compile(r"^\S*/\S*$")  # a path or a URL (one word with a slash): its case is kept
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_NUMBER_LIST = re.compile(r"^[\[(]?\s*[-+]?\d+(?:\.\d+)?(?:\s*[,; ]\s*[-+]?\d+(?:\.\d+)?)+\s*[\])]?$")
+_NUMBER_UNIT = re.compile(r"\b(\d+)-(?=[^\W\d_])")  # "3-year": a number hyphenated to its unit
+_PROSE = re.compile(r"^[^\W_][\w\s,.'’&%-]*$")  # words, not code or a query (no = * ( { ; : / ...)
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _number_list(text: str) -> str | None:
+    """``"0, 45, 0"``, ``"(0 45 0)"``, ``"0,45,0.0"``: one spelling of a list of numbers (``"0,45,0"``)."""
+    if not _NUMBER_LIST.match(text):
+        return None
+    return ",".join(str(normalize_value(float(n))) for n in _NUMBER.findall(text))
+
+
+def _words(text: str) -> str:
+    """Prose as one spelling: articles dropped (``"a poster for the webinar"`` = ``"poster for webinar"``), a
+    number and its unit unhyphenated and singular (``"3-year"`` = ``"3 years"``), every word singular
+    (``"reports"`` = ``"report"``), a place's trailing region or country dropped (``"Seattle, WA"`` =
+    ``"Seattle"``). Any other word, and the words' order, still counts: ``"click cancel"`` is not
+    ``"click checkout"``, ``"5 years"`` not ``"3 years"``."""
+    head, comma, tail = text.rpartition(",")
+    if comma and head.strip() and is_region(tail):
+        text = head
+    text = _NUMBER_UNIT.sub(r"\1 ", text)
+    words = [w for w in text.split() if w not in _ARTICLES]
+    return " ".join(stem(w) if w.isalpha() else w for w in words) or text
 
 
 def normalize_value(value: Any) -> Any:
@@ -57,8 +88,14 @@ def normalize_value(value: Any) -> Any:
         return int(value) if float(value).is_integer() else float(value)
     if isinstance(value, str):
         text = " ".join(value.split())
+        if _PATH_OR_URL.match(text) and len(text) > 1 and not text.endswith("://"):
+            text = text.removeprefix("./").rstrip("/") or text  # "charts/" = "./charts" = "charts"
         text = text if _PATH_OR_URL.match(text) else text.casefold()
         text = text.rstrip(_CLOSING) or text  # "...in #platform." = "...in #platform": one sentence, typed twice
+        if (numbers := _number_list(text)) is not None:
+            return numbers
+        if (" " in text or _NUMBER_UNIT.search(text)) and _PROSE.match(text):
+            text = _words(text)
         try:
             return normalize_value(float(text)) if text and text not in ("nan", "inf", "-inf") else text
         except ValueError:
