@@ -17,7 +17,8 @@ environment through the suite's own scorers, and require the full score the gold
 * ``free_text`` — where only the calls are scored (MCPAgentBench), every free-text argument retyped: its first
   letter in the other case and, for a sentence, its closing period added or left out;
 * ``facts``     — a *semantic* rewrite: an answer built from the task's facts alone (each checkpoint's values on
-  a line of their own, in reverse order, and each comparison's claim in words of its own), sharing no sentence
+  a line of their own, in reverse order, a value with what is said next to it (``beside``) beside it, and each
+  comparison's claim in words of its own), sharing no sentence
   with the reference answer: checks that need the reference's wording or layout lose it.
 
 Beside them, *fact-breaking* rewrites of that same answer must lose the score (a check that keeps it cannot
@@ -25,7 +26,8 @@ tell a wrong answer from a right one):
 
 * ``value_off``     — one numeric value off (by a tenth and one), a value no gold call passes on (a value the
   agent writes somewhere is checked there, not in the answer);
-* ``swapped_claim`` — a comparison's claim turned round: a rival put where the winner should be.
+* ``swapped_claim`` — a comparison's claim turned round: a rival put where the winner should be; and what is said
+  next to two values (``beside``) swapped between them.
 
 A variant that does not change anything is not counted. A variant that loses the score fails ``validate``
 unless the task carries a written exemption saying why that form is wrong (``equivalence_exemptions``).
@@ -256,8 +258,15 @@ def facts_answer(task: Task, *, off: str | None = None, swap: bool = False) -> s
     tenth and one off, and, with ``swap``, every comparison's claim turned round. None without search facts."""
     lines: list[str] = []
     for i, cp in enumerate(c for c in checkpoints_of(task) if isinstance(c, SearchCheckpoint)):
-        values = [_off(v) if v == off else v for v in cp.gt_value]
-        lines.append(f"Fact {i + 1}: " + "; ".join(values))
+        values = [_off(v) if v == off else v for v in cp.gt_value if v not in cp.beside]
+        if values:
+            lines.append(f"Fact {i + 1}: " + "; ".join(values))
+        owners = list(cp.beside)
+        if swap and len(owners) > 1:  # what is said of the first two turned round
+            owners[0], owners[1] = owners[1], owners[0]
+        for v, items in zip(owners, cp.beside.values(), strict=True):  # a value with what is said of it, alone
+            said = [_off(w) if w == off else w for w in (it if isinstance(it, str) else it[0] for it in items)]
+            lines.append(f"Fact {i + 1}: {_off(v) if v == off else v} ({', '.join(said)})")
         if cp.claim is not None:
             top, below = (cp.claim.rivals[0], [cp.claim.winner, *cp.claim.rivals[1:]]) if swap else \
                 (cp.claim.winner, cp.claim.rivals)
@@ -279,11 +288,13 @@ def semantic_rewrites(task: Task, plan: Any) -> list[Equivalent]:
         return []
     out = [Equivalent("facts", facts, plan)]
     passed_on = json.dumps([p.call.arguments for p in plan], ensure_ascii=False)
-    numeric = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value
+    said = [it if isinstance(it, str) else it[0] for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint)
+            for items in cp.beside.values() for it in items]
+    numeric = [v for cp in checkpoints_of(task) if isinstance(cp, SearchCheckpoint) for v in cp.gt_value + said
                if _NUMBER.fullmatch(v.replace(",", "")) and not appears_in(v, passed_on)]
     if numeric:
         out.append(Equivalent("value_off", facts_answer(task, off=numeric[0]) or facts, plan))
-    if any(isinstance(cp, SearchCheckpoint) and cp.claim for cp in checkpoints_of(task)):
+    if any(isinstance(cp, SearchCheckpoint) and (cp.claim or len(cp.beside) > 1) for cp in checkpoints_of(task)):
         out.append(Equivalent("swapped_claim", facts_answer(task, swap=True) or facts, plan))
     return out
 

@@ -2,7 +2,8 @@
 
 Every checkpoint gets a score in {0, 0.5, 1}:
 
-* search (generic / personalized): 1 if every GT value appears in the final answer
+* search (generic / personalized): 1 if every GT value appears in the final answer (one with ``beside``
+  together with what it asks said next to it: "Hannah Koh" with "hasn't responded")
   or was *used*: passed in the arguments of a successful call after an earlier
   call's output revealed it (an id found, then acted on); 0.5 if some are
   reported, or all were retrieved (in successful tool outputs) but neither
@@ -37,7 +38,7 @@ from typing import Any
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored, parse_path
 from mcp_persona.context_tree.path import format_path
-from mcp_persona.scoring.claims import claims_winner
+from mcp_persona.scoring.claims import claims_winner, said_beside
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.normalize import appears_in
@@ -88,7 +89,8 @@ def score_episode(
     results: list[CheckpointResult] = []
     for i, cp in enumerate(checkpoints_of(task)):
         if isinstance(cp, SearchCheckpoint):
-            used = {v for v in cp.gt_value if any(_used_after_found(f, ok_calls) for f in cp.forms(v))}
+            used = {v for v in cp.gt_value if v not in cp.beside  # what is said of it is in the answer alone
+                    and any(_used_after_found(f, ok_calls) for f in cp.forms(v))}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):
             h = get_app(cp.server).hierarchy
@@ -122,8 +124,10 @@ def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:
 
 
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
-    """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``)."""
-    in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v))]
+    """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``); one
+    with ``beside`` is reported only with what it asks said next to it (:func:`said_beside`)."""
+    in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v)) and (
+        v not in cp.beside or said_beside(answer, cp.forms(v), cp.beside[v], _rivals(cp, v)))]
     if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
         ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up, aliases=cp.claim.aliases)
         if not ok:
@@ -139,11 +143,18 @@ def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used:
     return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
 
 
+def _rivals(cp: SearchCheckpoint, value: str) -> list[str]:
+    """The names a ``beside`` value's stretch stops at: the other ``beside`` values said to be something else
+    ("A and B (both from the kickoff)" says it of both) and the checkpoint's ``apart`` names."""
+    return [f for v, items in cp.beside.items() if v != value and items != cp.beside[value]
+            for f in cp.forms(v)] + cp.apart
+
+
 def _other(i: int, cp: OtherCheckpoint, trajectory: Trajectory) -> CheckpointResult:
     if cp.tool is None:
         return CheckpointResult(i, cp.type, None, "no tool named: left to a judge")
     made = [e for e in trajectory.tool_calls
-            if e.tool == cp.tool and (cp.server is None or e.server == cp.server) and not e.is_error]
+            if e.tool in (cp.tool, *cp.also) and (cp.server is None or e.server == cp.server) and not e.is_error]
     if not made:
         return CheckpointResult(i, cp.type, 0.0, f"{cp.tool} never called successfully")
     missed = [want for want in cp.expect_calls

@@ -132,3 +132,42 @@ def _comparisons(clause: str) -> list[str]:
 
 def _mentions(text: str, entity: str) -> list[re.Match[str]]:
     return list(re.finditer(rf"(?<![\w]){re.escape(entity.lower())}(?![\w])", text))
+
+
+# -- what an answer says next to a name ----------------------------------------------------------------------
+# A statement about one thing: a sentence, a line, a part after a semicolon.
+_STATEMENT = re.compile(r"(?<=[.!?。！？])\s+|\n+|;\s*|；")
+
+
+def said_beside(answer: str, names: list[str], items: list[str | list[str]], others: list[str]) -> bool:
+    """Whether ``answer`` says every one of ``items`` (a text, or a list of texts any of which will do) next to
+    one of ``names``: within a mention's stretch, the part of its statement (a sentence, a line, a part after a
+    semicolon) between the nearest mentions of ``others`` before and after it. "Flamingo, rated 4; ViT, rated 5"
+    rates Flamingo 4; "Flamingo rated 5 and ViT rated 4" does not (Flamingo's stretch ends where ViT is named),
+    nor does "Hannah accepted; Daniel has not responded" say Hannah has not."""
+    from mcp_persona.scoring.normalize import appears_in, normalize, quantity
+
+    def spans(text: str, name: str) -> list[tuple[int, int]]:
+        needle = normalize(name)
+        if not needle:
+            return []
+        found = [(m.start(), m.end()) for m in re.finditer(re.escape(needle), text)]
+        if not found and quantity(needle) is not None:  # a number written another way: rounded, with a sign
+            found = [(m.start(), m.end()) for m in re.finditer(r"[^\s(),;:]*\d[^\s(),;:]*", text)
+                     if appears_in(needle, m.group())]
+        return found
+
+    for statement in _STATEMENT.split(answer):
+        text = normalize(statement)
+        own = [s for n in names for s in spans(text, n)]
+        if not own:
+            continue
+        bounds = [b for o in others for b in spans(text, o)
+                  if not any(b[0] < e and s < b[1] for s, e in own)]  # a rival's name inside its own is no rival
+        for s, e in own:
+            lo = max((b[1] for b in bounds if b[1] <= s), default=0)
+            hi = min((b[0] for b in bounds if b[0] >= e), default=len(text))
+            stretch = text[lo:hi]
+            if all(any(appears_in(alt, stretch) for alt in ([i] if isinstance(i, str) else i)) for i in items):
+                return True
+    return False

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import unquote
 
-from mcp_persona.scoring.normalize import decoded, mentioned, normalize, quantity
+from mcp_persona.scoring.normalize import decoded, mentioned, normalize, quantity, stated_numbers
 from mcp_persona.trajectory import ToolCallEvent
 
 # An answer longer than this pastes tool output instead of answering (see ``answer_dump``).
@@ -119,8 +119,14 @@ class Paste:
 
 
 def numbers(text: str) -> list[float]:
-    """The numbers ``text`` states (normalised first: thousands separators dropped, JSON strings decoded)."""
-    return [float(m) for m in _NUMBER.findall(normalize(decoded(text)))]
+    """The numbers ``text`` states (normalised first: thousands separators dropped, JSON strings decoded), with
+    a scale word both ways: ``45k`` states 45 and 45000."""
+    return _numbers(normalize(decoded(text)))
+
+
+def _numbers(plain: str) -> list[float]:
+    """The numbers a normalised text states: its digits, and each with its scale word (``45k``: 45 and 45000)."""
+    return [float(m) for m in _NUMBER.findall(plain)] + [q.value for q in stated_numbers(plain)]
 
 
 def operands(expression: str) -> list[float]:
@@ -171,8 +177,8 @@ class _Seen:
         self.raw_arguments = args or ""
         self.output = normalize(decoded(call.result))
         self.arguments = normalize(decoded(args or ""))
-        self.output_numbers = [float(m) for m in _NUMBER.findall(self.output)]
-        self.argument_numbers = [float(m) for m in _NUMBER.findall(self.arguments)]
+        self.output_numbers = _numbers(self.output)
+        self.argument_numbers = _numbers(self.arguments)
 
     @cached_property
     def verbatim(self) -> tuple[str, str, frozenset[str]]:

@@ -10,7 +10,10 @@ its level or above: a line "added to the Tasks section" and appended at the end 
 ``{"$all": [e1, e2]}`` (every one matches: several facts a text must carry), ``{"$line": [v1, v2]}`` (some
 line of a text holds every value, in any order and layout: the facts of one row, ``Asia/Tokyo`` and
 ``00:00``, whatever the file's wording; an item may be an operator object, ``{"$in": [...]}`` for words
-that say the same thing).
+that say the same thing), ``{"$beside": {"of": "Kenji", "says": ["retrieval", "12"], "apart": ["Elif"]}}``
+(what the text says next to a name, not past another one: :func:`~mcp_persona.scoring.claims.said_beside`;
+a swap "Elif on the 12th, Kenji on the 26th" fails), ``{"$order": ["review Fri 13", "T&Cs", "code freeze"]}``
+(each text appears after the one before it: "right after the readiness review", not appended at the end).
 Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
 emphasis dropped.
 Dotted keys reach into nested fields: ``"start_time.timestamp"``.
@@ -23,9 +26,10 @@ import re
 from typing import Any
 
 from mcp_persona.context_tree import get_field
+from mcp_persona.scoring.claims import said_beside
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -45,6 +49,10 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return approx_equal(arg, actual)
         if op == "$section":
             return actual is not None and in_section(arg[0], arg[1], str(actual))
+        if op == "$beside":
+            return actual is not None and said_beside(str(actual), [arg["of"]], arg["says"], arg.get("apart", []))
+        if op == "$order":
+            return actual is not None and in_order(arg, str(actual))
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
@@ -95,6 +103,17 @@ def in_section(heading: str, needle: Any, text: str) -> bool:
         if appears_in(needle, "\n".join(body)):
             return True
     return False
+
+
+def in_order(needles: list[str], text: str) -> bool:
+    """Whether each of ``needles`` appears (normalized, as a substring) after the one before it in ``text``."""
+    hay, at = normalize(text), 0
+    for needle in needles:
+        found = hay.find(normalize(needle), at)
+        if found < 0:
+            return False
+        at = found + len(normalize(needle))
+    return True
 
 
 def holds_all(items: list[Any], text: str) -> bool:

@@ -9,10 +9,11 @@ text when
   ``31200000``): the text states a number that agrees with it (:func:`agrees`): the same number, or the same
   number rounded or cut to the precision either states, within :data:`TOLERANCE`; a scale word counts
   (``31.2 million``), units and currency signs around the text's number do not matter, and digits inside a
-  date, a time or a version are no number of their own; or the text holds the value as written, not inside a
-  longer number (``518`` in ``天目山路518号``);
+  date, a time or a version are no number of their own (``23.5万`` is 235,000: 万 and 亿 are scale words too); or
+  the text holds the value as written, not inside a longer number (``518`` in ``天目山路518号``);
 * it is a date (``2026-03-09``): the text holds it, or writes it out (``March 9, 2026``, ``9 Mar 2026``);
-* it is a clock time (``00:00``): the text holds it as a time, on the 24-hour or 12-hour clock (``12:00 AM``);
+* it is a clock time (``00:00``): the text holds it as a time, on the 24-hour or 12-hour clock (``12:00 AM``),
+  the start of a range included (``1-5pm`` holds ``13:00``);
 * otherwise: its normalized form is a substring of the text's normalized form.
 """
 
@@ -88,18 +89,20 @@ def _normalized(text: str) -> str:
 # 0.03% off; 31 million for 31.2 million 0.6%): a reader's rounding, never another figure.
 TOLERANCE = 0.01
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
-           "trillion": 1e12, "tn": 1e12, "t": 1e12}
+           "trillion": 1e12, "tn": 1e12, "t": 1e12, "万": 1e4, "亿": 1e8}
 _CURRENCY = r"(?:[$£€¥₩₹]|us\$|s\$|hk\$|a\$|c\$|usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf)"
 _UNIT = (r"(?:%|°\s?[cf]?|degrees?(?: [cf]| celsius| fahrenheit)?|[cf]|km|mi|miles?|ft|feet|foot|m|meters?|metres?|"
          r"cm|mm|kg|g|lbs?|pounds?|min|minutes?|h|hrs?|hours?|days?|nights?|mph|km/h|kmh|points?|pts|"
          r"usd|gbp|eur|jpy|cny|rmb|krw|inr|hkd|sgd|aud|cad|chf|dollars?|euros?|yen|won|rupees?|x)")
 _QUANTITY = re.compile(rf"{_CURRENCY}?\s?(?P<sign>[-−])?\s?{_CURRENCY}?\s?(?P<int>\d+)(?:\.(?P<dec>\d+))?"
-                       rf"(?:\s?(?P<scale>thousand|million|billion|trillion|k|mn|m|bn|b|tn|t)\b)?\s?{_UNIT}?")
+                       rf"(?:\s?(?P<scale>(?:thousand|million|billion|trillion|k|mn|m|bn|b|tn|t)\b|万|亿))?\s?{_UNIT}?")
 # digits that are no number of their own: dates, clock times, versions (1.8.3)
 _NOT_NUMBERS = re.compile(r"\d{4}[-/]\d{1,2}[-/]\d{1,2}(?:t\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)?"
                           r"|\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}:\d{2}(?::\d{2})?|\d+(?:\.\d+){2,}")
-_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])(?P<sign>[-−](?=\d))?(?P<int>\d+)(?:\.(?P<dec>\d+))?(?![\d]|\.\d|[a-z]+\d)"
-                             r"(?:\s?(?P<word>thousand|million|billion|trillion)\b|(?P<abbr>k|mn|m|bn|b|tn|t)\b)?")
+# a number glued to Latin letters is no number of its own (v2, A2); one after a CJK character is (请在3天内)
+_NUMBER_IN_TEXT = re.compile(r"(?<![a-z0-9_.\u00c0-\u024f])(?P<sign>[-−](?=\d))?(?P<int>\d+)(?:\.(?P<dec>\d+))?"
+                             r"(?![\d]|\.\d|[a-z]+\d)"
+                             r"(?:\s?(?P<word>thousand|million|billion|trillion)\b|(?P<abbr>k|mn|m|bn|b|tn|t)\b|(?P<cjk>万|亿))?")
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,7 @@ def stated_numbers(text: str) -> tuple[Quantity, ...]:
         if sign is None and _after_decline(plain, m.start(), falls):
             sign = "-"
         out.append(_quantity(sign, m["int"], m["dec"], 1.0))
-        word = m["word"] or m["abbr"]
+        word = m["word"] or m["abbr"] or m["cjk"]
         if word:
             out.append(_quantity(sign, m["int"], m["dec"], _SCALES[word]))
     return tuple(out)
@@ -225,6 +228,15 @@ def _times(text: str) -> set[tuple[int, int]]:
         out.add((hour, int(m[2] or 0)))
     for m in re.finditer(r"(?<![\d:])(\d{1,2}):(\d{2})(?!\d)(?!\s?[ap]\.?m\b)", text):
         out.add((int(m[1]), int(m[2])))
+    # a range with one meridiem ("1-5pm", "between 1 and 5 pm"): its start is on the same half of the day,
+    # unless it runs across noon ("11-1pm")
+    for m in re.finditer(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s?(?:-|–|—|~|to|and|until|till)\s?"
+                         r"(\d{1,2})(?::\d{2})?\s?([ap])\.?m\b", text):
+        start, end = int(m[1]), int(m[3])
+        if start > 12 or end > 12:
+            continue
+        across = m[4] == "p" and start % 12 > end % 12
+        out.add((start % 12 + (12 if m[4] == "p" and not across else 0), int(m[2] or 0)))
     return out
 
 

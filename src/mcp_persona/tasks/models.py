@@ -98,6 +98,18 @@ class SearchCheckpoint(_CheckpointBase):
     claim: Claim | None = Field(
         default=None, description="for a comparison or a choice: the entity the answer must put on top (or at the "
                                   "bottom); naming every entity is not enough, and a swapped claim fails")
+    beside: dict[str, list[str | list[str]]] = Field(
+        default_factory=dict,
+        description="what the answer must say next to a GT value (its state, its owner, its rating): each item a "
+                    "text, or a list of texts any of which will do; the value counts as reported only where one of"
+                    " its mentions has every item in its stretch, the part of its sentence (line, or part after a "
+                    "semicolon) that reaches no other entity of the checkpoint (another GT value with ``beside``,"
+                    " or a name of ``apart``): 'A rated 5, B rated 4' does not rate A 4 (see "
+                    "mcp_persona.scoring.claims.said_beside)")
+    apart: list[str] = Field(
+        default_factory=list,
+        description="other names a stretch of a ``beside`` value never reaches past (the other attendees, when "
+                    "only one is asked about): 'A accepted, B has not' says nothing of A not having answered")
 
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""
@@ -115,6 +127,11 @@ class SearchCheckpoint(_CheckpointBase):
         unknown = sorted(set(self.alternatives) - set(self.gt_value))
         if unknown:
             raise ValueError(f"alternatives given for {unknown}, which are not GT values {self.gt_value}")
+        unknown = sorted(set(self.beside) - set(self.gt_value))
+        if unknown:
+            raise ValueError(f"beside given for {unknown}, which are not GT values {self.gt_value}")
+        if self.apart and not self.beside:
+            raise ValueError("apart names what bounds a beside value's stretch: give beside too")
         accepted = {f for v in self.gt_value for f in self.forms(v)}
         for value, expression in self.derived.items():
             if value not in accepted:
@@ -165,6 +182,9 @@ class OtherCheckpoint(_CheckpointBase):
     type: Literal["other"] = "other"
     server: str | None = None
     tool: str | None = None
+    also: list[str] = Field(
+        default_factory=list, description="other tools of the server that do the same job (checking free time by "
+                                          "listing the day's events instead of asking free/busy): a call of any counts")
     expect_calls: list[dict[str, Any]] = Field(
         default_factory=list, description="argument values (dotted keys) each of which some successful call of "
                                           "the tool must have, as operate expectations match fields")
