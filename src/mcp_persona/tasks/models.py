@@ -51,13 +51,14 @@ class GoldStep(BaseModel):
 
 
 # -- checkpoints -----------------------------------------------------------------------------------
+ASKS = ("the words of the instruction that ask for what this check checks (a phrase of it, as written): a check "
+        "traces to its request, and a request no check names is seen")
+
+
 class _CheckpointBase(BaseModel):
     model_config = _STRICT
     summary: str = Field(min_length=1, description="what the checkpoint asks, in one sentence (for judges)")
-    asks: str | None = Field(
-        default=None, min_length=2,
-        description="the words of the instruction that ask for what this checkpoint checks (a phrase of it, "
-                    "as written): a check traces to its request, and a request no check names is seen")
+    asks: str | None = Field(default=None, min_length=2, description=ASKS)
     rules_cannot_check: str | None = Field(
         default=None, min_length=10,
         description="what this checkpoint asks that no rule can decide (a tone, a faithful summary): where the "

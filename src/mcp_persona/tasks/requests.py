@@ -41,6 +41,7 @@ class CheckText:
     summary: str
     asks: str | None = None
     values: tuple[str, ...] = ()
+    where: tuple[str, int] = ("checkpoints", 0)  # the spec's list and index the check sits at
 
 
 @dataclass
@@ -66,7 +67,7 @@ def checks_of(task: Task[Any]) -> list[CheckText]:
     out = []
     for i, cp in enumerate(checkpoints_of(task)):
         values = tuple(getattr(cp, "gt_value", ()) or ())
-        out.append(CheckText(f"checkpoint {i}", cp.summary, cp.asks, values))
+        out.append(CheckText(f"checkpoint {i}", cp.summary, cp.asks, values, ("checkpoints", i)))
     for name, value in task.spec:
         if name == "checkpoints" or not isinstance(value, list):
             continue
@@ -75,7 +76,7 @@ def checks_of(task: Task[Any]) -> list[CheckText]:
             if isinstance(summary, str):
                 values = tuple(str(v) for v in (getattr(item, "contains", None) or ()))
                 out.append(CheckText(f"{name.removesuffix('s').replace('_', ' ')} {j}", summary,
-                                     getattr(item, "asks", None), values))
+                                     getattr(item, "asks", None), values, (name, j)))
     return out
 
 
@@ -106,6 +107,18 @@ def _covers(check: CheckText, request: str) -> str | None:
     if len(shared) >= 2 or (shared and 3 * len(shared) >= len(_content(check.summary))):
         return "words " + ", ".join(sorted(shared))
     return None
+
+
+def likely_request(check: CheckText, asked: list[str]) -> str | None:
+    """The request a check most likely traces to: the only one, else the one sharing the most content words
+    with the check's summary and values when no other shares as many (None: undecided, for a person)."""
+    if len(asked) == 1:
+        return asked[0]
+    words = _content(check.summary) | {w for v in check.values for w in _content(v)}
+    shared = [len(words & _content(r)) for r in asked]
+    if not shared or max(shared) == 0 or shared.count(max(shared)) > 1:
+        return None
+    return asked[shared.index(max(shared))]
 
 
 def _content(text: str) -> set[str]:

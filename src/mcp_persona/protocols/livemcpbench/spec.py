@@ -7,7 +7,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from mcp_persona.tasks.models import CheckedSpec, Task
+from mcp_persona.tasks.models import ASKS, CheckedSpec, Task
 
 Domain = Literal["office", "lifestyle", "leisure", "finance", "travel", "shopping"]
 DOMAINS: tuple[str, ...] = get_args(Domain)
@@ -28,6 +28,7 @@ class FileCheck(BaseModel):
     model_config = _STRICT
     path: str = Field(min_length=1, description="relative to the working folder")
     summary: str = Field(min_length=1)
+    asks: str | None = Field(default=None, min_length=2, description=ASKS)
     contains: list[str] = Field(default_factory=list)
     together: list[list[str]] = Field(default_factory=list, description="values that must share one line / row / slide")
     absent: list[str] = Field(default_factory=list, description="values that must not appear (a sloppy filter)")
@@ -50,6 +51,7 @@ class StateCheck(BaseModel):
     server: str
     tool: str
     summary: str = Field(min_length=1)
+    asks: str | None = Field(default=None, min_length=2, description=ASKS)
     contains: list[str] = Field(min_length=1)
 
 
