@@ -21,6 +21,8 @@ from docx import Document
 from openpyxl import Workbook
 from suite_folder import clear
 
+from mcp_persona.scoring.grounding import CARDINALS
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "src" / "mcp_persona" / "data"
 OUT = DATA / "tasks" / "livemcpbench"
@@ -64,12 +66,14 @@ def distinct_words(name: str, other: str, *more: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def claimed(check: dict[str, Any], winner: str, rival: str, *, up: bool = True,
+def claimed(check: dict[str, Any], winner: str, rival: str | list[str], *, up: bool = True,
             aliases: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """``check`` (the values compared) with the choice the comparison asks for: the answer must also put
     ``winner`` on top (or, not ``up``, at the bottom), not merely name both (mcp_persona.scoring.claims); the
-    values ground the claim, so a guess without them fails. ``aliases``: other names an answer may use."""
-    claim: dict[str, Any] = {"winner": winner, "rivals": [rival]} | ({} if up else {"up": False})
+    values ground the claim, so a guess without them fails. ``rival``: one, or every other candidate;
+    ``aliases``: other names an answer may use."""
+    rivals = [rival] if isinstance(rival, str) else list(rival)
+    claim: dict[str, Any] = {"winner": winner, "rivals": rivals} | ({} if up else {"up": False})
     if aliases := {k: v for k, v in (aliases or {}).items() if v}:
         claim["aliases"] = aliases
     return check | {"claim": claim}
@@ -159,6 +163,7 @@ def office() -> list[dict[str, Any]]:
         name, sheet, report = f"regional_{i + 1}.xlsx", "Sales", f"summary_{i + 1}.docx"
         write_xlsx(name, sheet, rows)
         best = max(rows[1:], key=lambda r: r[1])
+        others = [r[0] for r in rows[1:] if r[0] != best[0]]
         title = f"{col} regional summary"
         out.append(task(
             f"office_docx_report_{i + 1}", "office",
@@ -173,9 +178,12 @@ def office() -> list[dict[str, Any]]:
             [f"Read the spreadsheet {name}: {best[0]} has the highest {col} figure ({num(best[1])})",
              f"Create the Word document {report} with the heading '{title}'",
              "Add a paragraph to the document naming the region and its figure"],
-            checks=[gt("the leading region", best[0])],
-            files=[{"path": report, "summary": "the report names the region and its figure",
-                    "contains": [title, best[0], num(best[1])]}],
+            # the region is a choice: the answer and the document must both put it on top, and the document
+            # must give its figure in the same paragraph (not a region named and the whole table pasted below)
+            checks=[claimed(gt("the leading region and its figure", best[0], num(best[1])), best[0], others)],
+            files=[{"path": report, "summary": "the report names the leading region with its figure",
+                    "contains": [title], "together": [[best[0], num(best[1])]],
+                    "claim": {"winner": best[0], "rivals": others}}],
             inputs=[name]))
     for i in range(5):  # PowerPoint deck, one slide per region
         col, rows = sheet_rows(30 + i)
@@ -219,26 +227,35 @@ def office() -> list[dict[str, Any]]:
             checks=[gt("the approved budget", str(amount)),
                     computed("the monthly figure", num(amount / 3), f"{amount}/3")],
             inputs=[name], difficulty="easy"))
-    for i in range(5):  # filter a CSV with the file system
+    # filter a CSV with the file system; the files are named by month, so no file name holds a digit an answer's
+    # row count could be read from ("expensive_3.csv has 4 rows")
+    for i, month in enumerate(["jan", "feb", "mar", "apr", "may"]):
         rng = random.Random(3000 + i)
         rows = [["item", "price"]] + [[it, rng.randrange(40, 320)] for it in ITEMS]
-        thr = sorted(r[1] for r in rows[1:])[2]  # some rows kept, some dropped
-        name, dest = f"orders_{i + 1}.csv", f"expensive_{i + 1}.csv"
+        thr = sorted(r[1] for r in rows[1:])[[2, 3, 1, 2, 3][i]]  # some rows kept, some dropped
+        name, dest = f"orders_{month}.csv", f"expensive_{month}.csv"
         with (FILES / name).open("w", newline="", encoding="utf-8") as f:
             csv.writer(f).writerows(rows)
         keep = [r for r in rows[1:] if r[1] > thr]
         drop = [r for r in rows[1:] if r[1] <= thr]
         content = "item,price\n" + "".join(f"{a},{b}\n" for a, b in keep)
+        n = str(len(keep))
+        word = CARDINALS[len(keep)]
+        # the count is asked for, not the items' names (the file check reads those); it is grounded by the kept
+        # rows' prices, which the read showed: one for each
+        count = "+".join(f"{b}/{b}" for _, b in keep)
         out.append(task(
             f"office_csv_filter_{i + 1}", "office",
             f"Copy the rows of {name} whose price is above {thr} into a new file {dest} (same columns, "
-            f"header included) in my working folder, and tell me how many rows it has.",
+            f"header included) in my working folder, and tell me how many rows it has, not counting the header.",
             [[call("filesystem", "read_file", path=f"{W}/{name}")],
              [call("filesystem", "write_file", path=f"{W}/{dest}", content=content)]],
-            f"{dest} has {len(keep)} rows: {', '.join(r[0] for r in keep)}.",
+            f"{dest} has {n} rows besides the header: {', '.join(r[0] for r in keep)}.",
             [f"Read the CSV file {name}", f"Keep only the rows priced above {thr}",
-             f"Write the kept rows with the header to the new file {dest}"],
-            checks=[gt("the items kept", *[r[0] for r in keep])],
+             f"Write the kept rows with the header to the new file {dest}",
+             f"Say how many rows the new file has, not counting the header: {n}"],
+            checks=[gt("the number of rows kept", n) | {"alternatives": {n: [word]},
+                                                        "derived": {n: count, word: count}}],
             files=[{"path": dest, "summary": "the expensive rows and none other",
                     "contains": [r[0] for r in keep], "absent": [r[0] for r in drop]}],
             inputs=[name]))
@@ -348,6 +365,11 @@ def lifestyle() -> list[dict[str, Any]]:
     return out
 
 
+def spellings(name: str) -> str | dict[str, list[str]]:
+    """A dish's name as a note may write it: "Tomato Egg Stir-fry" or "Tomato Egg Stir Fry"."""
+    return {"$in": [name, name.replace("-", " ")]} if "-" in name else name
+
+
 def lifestyle_notes() -> list[dict[str, Any]]:
     """Two recipes' calories, then a note in the user's notes app (a state check on the simulated server)."""
     out = []
@@ -370,8 +392,9 @@ def lifestyle_notes() -> list[dict[str, Any]]:
              f"Look up the recipe {b} and its calories: {num(vb)}",
              f"Calculate the total calories: {total}", f"Write a note titled '{title}' with both dishes and the total"],
             checks=[computed("the total calories", total, f"{va}+{vb}")],
-            states=[{"server": "basic-memory", "tool": "write_note", "summary": "the note names both dishes and "
-                     "the total", "contains": [title, a, b, total]}]))
+            states=[{"server": "basic-memory", "tool": "write_note", "summary": "the note, in the folder 'meals', "
+                     "names both dishes and the total", "contains": [title, spellings(a), spellings(b), total],
+                     "fields": {"folder": {"$in": ["meals", "meals/", "/meals", "/meals/"]}}}]))
     return out
 
 

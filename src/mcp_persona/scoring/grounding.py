@@ -145,14 +145,21 @@ def _show(x: float) -> str:
     return f"{x:g}" if abs(x) < 1e15 else str(x)
 
 
+# small counts as words: a derived count written so ("three rows") is grounded as its number is
+CARDINALS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+             "twelve")
+
+
 def derivation_problem(value: str, expression: str) -> str | None:
     """Why ``expression`` is no derivation of ``value`` (None when it is): it must be arithmetic over numbers
     that evaluates to the value to two decimals, or to the value's own precision when it states more
-    (``8666.67`` for ``26000/3``; a coarser value says so: ``round(26000/3)``)."""
+    (``8666.67`` for ``26000/3``; a coarser value says so: ``round(26000/3)``). A count may be written as a word
+    (``three`` rows: an alternative of ``3``)."""
     from mcp_persona.apps._live.calc import CalcError, evaluate
 
     try:
-        target = float(normalize(value))
+        target = float(CARDINALS.index(normalize(value).strip()) if normalize(value).strip() in CARDINALS
+                       else normalize(value))
     except ValueError:
         return f"derived value {value!r} is not a number"
     try:

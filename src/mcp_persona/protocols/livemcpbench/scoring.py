@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mcp_persona.context_tree import get_field
 from mcp_persona.livemcptool import catalogue
 from mcp_persona.protocols.livemcpbench.spec import FileCheck, StateCheck
 from mcp_persona.scoring.claims import claims_winner
@@ -153,6 +154,11 @@ def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
         present = [v for v in check.absent if appears_in(v, text)]
         if present:
             return False, f"{check.path} should not hold {present}"
+        if check.claim is not None:
+            c = check.claim
+            ok, why = claims_winner(text, c.winner, c.rivals, up=c.up, aliases=c.aliases)
+            if not ok:
+                return False, f"{check.path}: {why.replace('the answer', 'the document')}"
         for ref, want in check.cells.items():
             got = _cell(data, ref)
             if not value_matches(want, got):
@@ -169,15 +175,19 @@ def check_file(check: FileCheck, workdir: Path) -> tuple[bool, str]:
 
 
 def check_state(check: StateCheck, records: dict[str, list[dict[str, Any]]]) -> tuple[bool, str]:
-    """(passed, why): some record ``check.tool`` created on ``check.server`` holds every value."""
+    """(passed, why): some record ``check.tool`` created on ``check.server`` holds every value and matches every
+    field the check names."""
     created = [r for r in records.get(check.server, []) if r.get("created_by") == check.tool]
     if not created:
         return False, f"no record created by {check.server}:{check.tool}"
-    for r in created:
-        text = json.dumps(r.get("fields", {}), ensure_ascii=False)
-        if all(appears_in(v, text) for v in check.contains):
-            return True, "ok"
-    return False, f"no record created by {check.server}:{check.tool} holds all of {check.contains}"
+    holding = [r for r in created
+               if holds_all(check.contains, json.dumps(r.get("fields", {}), ensure_ascii=False))]
+    if not holding:
+        return False, f"no record created by {check.server}:{check.tool} holds all of {check.contains}"
+    if any(all(value_matches(want, get_field(r.get("fields", {}), k)) for k, want in check.fields.items())
+           for r in holding):
+        return True, "ok"
+    return False, f"the record holding {check.contains} does not have {check.fields}"
 
 
 def shows_data(call: ToolCallEvent) -> bool:
