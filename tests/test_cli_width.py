@@ -124,3 +124,18 @@ def test_runs_of_one_agent_are_told_apart_by_their_label(tmp_path: Path) -> None
     code, out = invoke("report", *map(str, folders))
     assert code == 0, out
     assert "baseline (reference)" in out and "with skills (reference)" in out
+
+
+def test_validate_says_what_it_is_for_shows_its_progress_and_explains_its_figures() -> None:
+    result = narrow.invoke(app, ["validate", "--tasks", "collab_lark_00[12]"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    assert "validate: checking the 2 tasks of 'persona'" in said and "you may skip it" in said
+    assert re.search(r"loaded \d+ contexts · \d+ s", said), said  # a line per phase, with the time so far
+    assert "checked 1/2 tasks" in said and "checked 2/2 tasks" in said and "probed 2/2 tasks" in said
+    assert said.index("checked 2/2") < said.index("probed 1/2")
+    out = result.stdout
+    words_whole(out, ["mutants killed", "equivalents keeping the full score", "all valid"])
+    flat = " ".join(out.split())
+    assert "mutants killed: " in flat and "a mutant is the gold calls changed in one way" in flat
+    assert "each must keep the full score" in flat and "The gate is 97 %" in flat
