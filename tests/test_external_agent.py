@@ -248,3 +248,35 @@ def test_the_pool_server_lists_the_pool_under_the_exposed_names() -> None:
 
     listed, pool = anyio.run(main)
     assert listed == pool and "lark__im_v1_chat_list" in listed
+
+
+def test_an_external_agents_tokens_and_cost_read_unknown_everywhere(tmp_path: Path) -> None:
+    """Unknown is shown as unknown, never 0 or $0: the report's leaderboard (Markdown and HTML), the episode view's
+    data and the export; a run that measured them shows its figures."""
+    script = tmp_path / "agent.py"
+    script.write_text("print('done')\n")
+    ext, ref = tmp_path / "ext", tmp_path / "ref"
+    assert run_cli("--tasks", "collab_lark_001", "--agent", "external", "--agent-cmd",
+                   f"{sys.executable} {script}", "--run-dir", str(ext), "--label", "mine").exit_code == 0
+    assert run_cli("--tasks", "collab_lark_001", "--run-dir", str(ref), "--label", "gold").exit_code == 0
+    md = CliRunner().invoke(app, ["report", str(ext), str(ref)]).output
+    board = [[c.strip() for c in line.split("|")[1:-1]]
+             for line in md.split("## Leaderboard")[1].split("##")[0].splitlines() if line.startswith("| ")]
+    rows = {row[0]: dict(zip(board[0], row, strict=True)) for row in board[2:]}
+    mine, gold = rows["mine (external)"], rows["gold (reference)"]
+    assert [mine[c] for c in ("Tokens in/task", "Tokens out/task", "Cost")] == ["unknown"] * 3
+    assert [gold[c] for c in ("Tokens in/task", "Tokens out/task", "Cost")] == ["0", "0", "$0"]  # measured: none
+
+    from mcp_persona.report.html import report_data
+    from mcp_persona.report.load import load_run
+
+    data = report_data([load_run(ext)])
+    assert data["runs"][0]["stats"]["cost_usd"] is None and data["runs"][0]["stats"]["avg_input_tokens"] is None
+    (episode,) = data["episodes"]
+    assert episode["tokens_in"] is None and episode["cost_usd"] is None
+    assert CliRunner().invoke(app, ["export", str(ext)]).exit_code == 0
+    (row,) = [json.loads(line) for line in (ext / "episodes.jsonl").read_text().splitlines()]
+    assert row["input_tokens"] is None and row["output_tokens"] is None and row["cost_usd"] is None
+    from mcp_persona.report.summary import figure
+
+    assert figure(None, "money") == "unknown" and figure(0.0, "money") == "$0.0000"
