@@ -32,6 +32,7 @@ from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'openai_agents_sdk.py'}"
+PLAIN = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'plain_mcp.py'}"
 SUITES = ["persona", "mcpagentbench", "livemcp101", "livemcpbench"]
 
 
@@ -94,6 +95,44 @@ def test_the_agents_sdk_example_scores_full_with_the_gold_endpoint(
     assert CliRunner().invoke(app, ["report", str(run_dir), "--html", str(html)]).exit_code == 0
     first = stored[0]["trajectory"]["events"][0]
     assert first["tool"] in html.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", SUITES)
+def test_the_plain_mcp_example_scores_full_and_sends_a_turns_calls_at_once(
+        suite: str, endpoint: GoldEndpoint, tmp_path: Path) -> None:
+    """examples/agents/plain_mcp.py (the mcp 2.x client and openai, no framework): full score, and each gold
+    round's calls, sent together with gather, recorded as one round."""
+    protocol = suite_protocol(suite)
+    ids = script_suite(endpoint, suite, 4)
+    if suite == "mcpagentbench":  # and a task whose gold calls run in parallel
+        ids += [script_suite_task(endpoint, suite, "day_parallel_01")]
+    run_dir = tmp_path / "run"
+    result = run_cli("--suite", suite, "--tasks", ",".join(ids), "--agent", "external", "--agent-cmd", PLAIN,
+                     "--concurrency", "4", "--run-dir", str(run_dir))
+    assert result.exit_code == 0, result.output
+    tasks = {t.id: t for t in load_tasks(suite)}
+    parallel: list[bool] = []  # per task with a parallel turn: whether some round held several calls
+    for record in records(run_dir):
+        assert record["status"] == "ok", record["error"]
+        assert record["score"]["values"]["acc"] == 1.0, (record["task_id"], record["score"])
+        gold_rounds = endpoint.scripts[protocol.user_prompt(tasks[record["task_id"]])][:-1]
+        rounds = [e["round"] for e in record["trajectory"]["events"]]
+        turn = [i for i, calls in enumerate(gold_rounds) for _ in calls]  # the model turn of each call, in order
+        assert rounds == sorted(rounds) and len(rounds) == len(turn)
+        # a round never mixes two turns' calls; a turn's calls, in flight together, share rounds (the pool server
+        # reads rounds off timing: on a loaded machine a fast call may be answered before the last is sent)
+        assert all(len({t for t, r in zip(turn, rounds, strict=True) if r == rnd}) == 1 for rnd in set(rounds))
+        if any(len(calls) > 1 for calls in gold_rounds):
+            parallel.append(len(set(rounds)) < len(rounds))
+    assert not parallel or any(parallel)
+
+
+def script_suite_task(endpoint: GoldEndpoint, suite: str, task_id: str) -> str:
+    protocol = suite_protocol(suite)
+    task = next(t for t in load_tasks(suite) if t.id == task_id)
+    endpoint.scripts[protocol.user_prompt(task)] = anyio.run(gold_script, task, protocol, {})
+    return task_id
 
 
 @pytest.mark.slow
