@@ -124,3 +124,51 @@ def test_runs_of_one_agent_are_told_apart_by_their_label(tmp_path: Path) -> None
     code, out = invoke("report", *map(str, folders))
     assert code == 0, out
     assert "baseline (reference)" in out and "with skills (reference)" in out
+
+
+def test_validate_says_what_it_is_for_shows_its_progress_and_explains_its_figures() -> None:
+    result = narrow.invoke(app, ["validate", "--tasks", "collab_lark_00[12]"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stderr.split())
+    assert "validate: checking the 2 tasks of 'persona'" in said and "you may skip it" in said
+    assert re.search(r"loaded \d+ contexts · \d+ s", said), said  # a line per phase, with the time so far
+    assert "checked 1/2 tasks" in said and "checked 2/2 tasks" in said and "probed 2/2 tasks" in said
+    assert said.index("checked 2/2") < said.index("probed 1/2")
+    out = result.stdout
+    words_whole(out, ["mutants killed", "equivalents keeping the full score", "all valid"])
+    flat = " ".join(out.split())
+    assert "mutants killed: " in flat and "a mutant is the gold calls changed in one way" in flat
+    assert "each must keep the full score" in flat and "The gate is 97 %" in flat
+
+
+def test_help_lists_a_studys_commands_first_in_the_order_it_uses_them() -> None:
+    code, out = invoke("--help")
+    assert code == 0, out
+    words_whole(out, ["run", "report", "compare", "export", "sweep", "doctor", "validate"])
+    study, others = out.split("Commands, in the order of a study:")[1].split("Other commands:")
+    names = [line.split()[0] for line in study.splitlines() if line.startswith("  ") and not line.startswith("   ")]
+    assert names == ["run", "report", "compare", "export", "sweep", "doctor"]
+    assert "  tasks " in others and "  validate " in others
+    assert "..." not in study + others  # each summary whole, wrapped
+
+
+def test_run_help_groups_its_options_and_describes_every_agent() -> None:
+    from mcp_persona.cli.run import RUN_PANELS, AgentKind
+
+    code, out = invoke("run", "--help")
+    assert code == 0, out
+    panels = [line[:-1] for line in out.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert panels == [*RUN_PANELS, "One suite's own options", "Other options"]
+
+    def panel_of(flag: str) -> str:
+        at = out.index(f"\n  {flag} ")
+        return max((p for p in panels if out.index(f"\n{p}:\n") < at), key=lambda p: out.index(f"\n{p}:\n"))
+
+    assert panel_of("--agent") == panel_of("--agent-cmd") == "The agent and its model"
+    assert panel_of("--temperature") == panel_of("--seed") == "Model settings"
+    assert panel_of("--judge") == panel_of("--judge-price-in") == "Judge"
+    assert panel_of("--run-dir") == panel_of("--label") == "Where the run goes"
+    assert panel_of("--pool-size") == panel_of("--candidates") == "One suite's own options"
+    agent = " ".join(out[out.index("\n  --agent "):out.index("\n  --model ")].split())
+    for kind in AgentKind:
+        assert f"{kind.value}: " in agent, kind

@@ -136,6 +136,8 @@ def test_hf_writes_the_lines_and_a_dataset_card(model_run: tuple[Path, GoldEndpo
     card = (folder / "README.md").read_text()
     assert card.startswith("---\nconfigs:") and "data_files: episodes.jsonl" in card
     assert "2 episodes, 0 errored; mean score (`acc`) 1.000" in card
+    assert "1.000 on a 0..1 scale\n(100.0 in the % the reports" in card
+    assert "`acc`: the protocol's primary score" in card
 
 
 def test_export_refuses_what_is_not_a_run(tmp_path: Path) -> None:

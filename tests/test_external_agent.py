@@ -32,6 +32,7 @@ from mcp_persona.protocols import get_protocol, load_tasks, suite_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'openai_agents_sdk.py'}"
+PLAIN = f"{sys.executable} {ROOT / 'examples' / 'agents' / 'plain_mcp.py'}"
 SUITES = ["persona", "mcpagentbench", "livemcp101", "livemcpbench"]
 
 
@@ -94,6 +95,44 @@ def test_the_agents_sdk_example_scores_full_with_the_gold_endpoint(
     assert CliRunner().invoke(app, ["report", str(run_dir), "--html", str(html)]).exit_code == 0
     first = stored[0]["trajectory"]["events"][0]
     assert first["tool"] in html.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", SUITES)
+def test_the_plain_mcp_example_scores_full_and_sends_a_turns_calls_at_once(
+        suite: str, endpoint: GoldEndpoint, tmp_path: Path) -> None:
+    """examples/agents/plain_mcp.py (the mcp 2.x client and openai, no framework): full score, and each gold
+    round's calls, sent together with gather, recorded as one round."""
+    protocol = suite_protocol(suite)
+    ids = script_suite(endpoint, suite, 4)
+    if suite == "mcpagentbench":  # and a task whose gold calls run in parallel
+        ids += [script_suite_task(endpoint, suite, "day_parallel_01")]
+    run_dir = tmp_path / "run"
+    result = run_cli("--suite", suite, "--tasks", ",".join(ids), "--agent", "external", "--agent-cmd", PLAIN,
+                     "--concurrency", "4", "--run-dir", str(run_dir))
+    assert result.exit_code == 0, result.output
+    tasks = {t.id: t for t in load_tasks(suite)}
+    parallel: list[bool] = []  # per task with a parallel turn: whether some round held several calls
+    for record in records(run_dir):
+        assert record["status"] == "ok", record["error"]
+        assert record["score"]["values"]["acc"] == 1.0, (record["task_id"], record["score"])
+        gold_rounds = endpoint.scripts[protocol.user_prompt(tasks[record["task_id"]])][:-1]
+        rounds = [e["round"] for e in record["trajectory"]["events"]]
+        turn = [i for i, calls in enumerate(gold_rounds) for _ in calls]  # the model turn of each call, in order
+        assert rounds == sorted(rounds) and len(rounds) == len(turn)
+        # a round never mixes two turns' calls; a turn's calls, in flight together, share rounds (the pool server
+        # reads rounds off timing: on a loaded machine a fast call may be answered before the last is sent)
+        assert all(len({t for t, r in zip(turn, rounds, strict=True) if r == rnd}) == 1 for rnd in set(rounds))
+        if any(len(calls) > 1 for calls in gold_rounds):
+            parallel.append(len(set(rounds)) < len(rounds))
+    assert not parallel or any(parallel)
+
+
+def script_suite_task(endpoint: GoldEndpoint, suite: str, task_id: str) -> str:
+    protocol = suite_protocol(suite)
+    task = next(t for t in load_tasks(suite) if t.id == task_id)
+    endpoint.scripts[protocol.user_prompt(task)] = anyio.run(gold_script, task, protocol, {})
+    return task_id
 
 
 @pytest.mark.slow
@@ -248,3 +287,35 @@ def test_the_pool_server_lists_the_pool_under_the_exposed_names() -> None:
 
     listed, pool = anyio.run(main)
     assert listed == pool and "lark__im_v1_chat_list" in listed
+
+
+def test_an_external_agents_tokens_and_cost_read_unknown_everywhere(tmp_path: Path) -> None:
+    """Unknown is shown as unknown, never 0 or $0: the report's leaderboard (Markdown and HTML), the episode view's
+    data and the export; a run that measured them shows its figures."""
+    script = tmp_path / "agent.py"
+    script.write_text("print('done')\n")
+    ext, ref = tmp_path / "ext", tmp_path / "ref"
+    assert run_cli("--tasks", "collab_lark_001", "--agent", "external", "--agent-cmd",
+                   f"{sys.executable} {script}", "--run-dir", str(ext), "--label", "mine").exit_code == 0
+    assert run_cli("--tasks", "collab_lark_001", "--run-dir", str(ref), "--label", "gold").exit_code == 0
+    md = CliRunner().invoke(app, ["report", str(ext), str(ref)]).output
+    board = [[c.strip() for c in line.split("|")[1:-1]]
+             for line in md.split("## Leaderboard")[1].split("##")[0].splitlines() if line.startswith("| ")]
+    rows = {row[0]: dict(zip(board[0], row, strict=True)) for row in board[2:]}
+    mine, gold = rows["mine (external)"], rows["gold (reference)"]
+    assert [mine[c] for c in ("Tokens in/task", "Tokens out/task", "Cost")] == ["unknown"] * 3
+    assert [gold[c] for c in ("Tokens in/task", "Tokens out/task", "Cost")] == ["0", "0", "$0"]  # measured: none
+
+    from mcp_persona.report.html import report_data
+    from mcp_persona.report.load import load_run
+
+    data = report_data([load_run(ext)])
+    assert data["runs"][0]["stats"]["cost_usd"] is None and data["runs"][0]["stats"]["avg_input_tokens"] is None
+    (episode,) = data["episodes"]
+    assert episode["tokens_in"] is None and episode["cost_usd"] is None
+    assert CliRunner().invoke(app, ["export", str(ext)]).exit_code == 0
+    (row,) = [json.loads(line) for line in (ext / "episodes.jsonl").read_text().splitlines()]
+    assert row["input_tokens"] is None and row["output_tokens"] is None and row["cost_usd"] is None
+    from mcp_persona.report.summary import figure
+
+    assert figure(None, "money") == "unknown" and figure(0.0, "money") == "$0.0000"

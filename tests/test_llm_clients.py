@@ -409,3 +409,35 @@ def test_the_local_server_handler_speaks_openai_tool_calls() -> None:
         ("lark__calendar_list", '{"page_size": 2}'), ("", "{not json}")]  # malformed: recorded, not guessed
     plain = tool_chat_handler(llama=FakeLlama("Hello."), messages=CONVERSATION[2:3], tools=None)
     assert parse_chat_completion(plain).content == "Hello." and not parse_chat_completion(plain).tool_calls
+
+
+def test_the_local_model_says_when_it_loads_how_long_it_took_and_its_first_answer(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    import sys
+    import types
+
+    from mcp_persona.llm import local
+
+    class Loaded(FakeLlama):
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__("Done.")
+            self.kwargs = kwargs
+
+        def set_seed(self, seed: int) -> None:
+            pass
+
+        def create_chat_completion(self, **kw: Any) -> Any:
+            return self.template(llama=self, **kw)
+
+    said: list[str] = []
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=Loaded))
+    monkeypatch.setattr(local, "bundled_gguf", lambda: tmp_path / local.GGUF_NAME)
+    monkeypatch.setattr(LocalChatClient, "_llama", None)
+    monkeypatch.setattr(LocalChatClient, "announce", staticmethod(said.append))
+    client = LocalChatClient()
+    for _ in range(2):
+        assert client._complete([{"role": "user", "content": "hi"}], []).content == "Done."
+    assert said[0] == f"local model: loading {local.GGUF_NAME} into llama.cpp (2 threads, 8,192-token window)"
+    assert said[1].startswith("local model: loaded in ") and "its first answer reads its whole prompt" in said[1]
+    assert said[2].startswith("local model: first answer in ") and said[2].endswith(" s")
+    assert len(said) == 3  # once a process: the second answer and the loaded model say nothing more

@@ -100,6 +100,7 @@ def episode_rows(run: Run) -> Iterable[dict[str, Any]]:
     except TaskFileError:
         tasks = {}
     settings = json.dumps(config, sort_keys=True, ensure_ascii=False)
+    measured = run.measured
     for ep in run.episodes:
         record = ep.record
         trajectory = record.get("trajectory") or {}
@@ -139,8 +140,9 @@ def episode_rows(run: Run) -> Iterable[dict[str, Any]]:
             "final_answer": str(trajectory.get("final_answer") or ""),
             "tool_calls": sum(1 for e in events if e.get("kind") == "tool"),
             "rounds": len({e.get("round") for e in events}),
-            "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usage),
-            "output_tokens": sum(int(u.get("output_tokens") or 0) for u in usage),
+            # null, never 0, where nobody measured them (an external agent's model calls are its own)
+            "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usage) if measured else None,
+            "output_tokens": sum(int(u.get("output_tokens") or 0) for u in usage) if measured else None,
             "cost_usd": None if not costs or any(c is None for c in costs) else float(sum(costs)),
             "elapsed_s": float(trajectory.get("elapsed_s") or 0.0),
             "settings": settings,
@@ -168,13 +170,18 @@ tags:
 # {title}
 
 Episodes of one MCP-Persona run: suite `{suite}` ({protocol} protocol), agent `{agent}`,
-model `{model}`. {n} episodes, {errors} errored; mean score (`acc`) {acc:.3f}.
+model `{model}`. {n} episodes, {errors} errored; mean score (`acc`) {acc:.3f} on a 0..1 scale
+({acc_pct:.1f} in the % the reports and the run summary print).
 
 Each line of `episodes.jsonl` is one episode: `messages` is the conversation in the OpenAI chat format (system,
 user, assistant turns with `tool_calls`, `tool` results, the final answer), then the task (`task_id`, `epoch`,
-`category`), the outcome (`status`, `error`, `stop_reason`, `acc` in 0..1, `score` as JSON text with the
-protocol's details), the cost (`tool_calls`, `rounds`, `input_tokens`, `output_tokens`, `cost_usd`,
-`elapsed_s`) and the run's settings (`settings`, JSON text: the run configuration and command-line flags).
+`category`), the outcome (`status`, `error`, `stop_reason`, `acc`: the protocol's primary score of the
+episode on a 0..1 scale, where reports print 0..100 %; `score` as JSON text with the protocol's details, its
+shares also 0..1), the cost (`tool_calls`, `rounds`, `input_tokens`, `output_tokens`, `cost_usd` in US
+dollars, `elapsed_s` in seconds; tokens are null where nobody measured them, as an external agent's model
+calls are its own; `cost_usd` is null where no model call was priced: none made, an external agent's, or a
+model without a price) and the run's settings (`settings`, JSON
+text: the run configuration and command-line flags).
 
 ```python
 from datasets import load_dataset
@@ -190,9 +197,9 @@ def write_hf(run: Run, folder: Path) -> int:
     with (folder / "episodes.jsonl").open("w", encoding="utf-8") as out:
         write_jsonl(rows, out)
     config = run.config
+    acc = sum(r["acc"] for r in rows) / len(rows) if rows else 0.0
     card = CARD.format(title=f"MCP-Persona run {run.name}", suite=config.get("suite"), protocol=config.get("protocol"),
-                       agent=config.get("agent"), model=config.get("model") or "-", n=len(rows),
-                       errors=sum(r["status"] == "error" for r in rows),
-                       acc=sum(r["acc"] for r in rows) / len(rows) if rows else 0.0)
+                       agent=config.get("agent"), model=config.get("model") or "none", n=len(rows),
+                       errors=sum(r["status"] == "error" for r in rows), acc=acc, acc_pct=100 * acc)
     (folder / "README.md").write_text(card, encoding="utf-8")
     return len(rows)

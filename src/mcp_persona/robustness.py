@@ -469,16 +469,23 @@ def note_problems(server: str, app: App) -> list[str]:
     return out
 
 
-async def robustness_gate(tasks: Sequence[Task], protocol: Protocol, *, concurrency: int = 4) -> RobustnessReport:
+async def robustness_gate(tasks: Sequence[Task], protocol: Protocol, *, concurrency: int = 4,
+                          progress: Callable[[int], None] | None = None) -> RobustnessReport:
     """Every fair variant of every read call of every gold chain, replayed on the state the call saw and
-    judged by :func:`gate_verdict` (tasks side by side, each in its own environment)."""
+    judged by :func:`gate_verdict` (tasks side by side, each in its own environment); ``progress`` is told
+    how many tasks are probed as each one is."""
     report = RobustnessReport(tasks=len(tasks))
     found: list[list[ProbedCall]] = [[] for _ in tasks]
     limiter = anyio.CapacityLimiter(concurrency)
+    done = 0
 
     async def one(i: int, task: Task) -> None:
+        nonlocal done
         async with limiter:
             found[i] = await probe_task(task, protocol, fair_variants, reads_only=True)
+            done += 1
+            if progress is not None:
+                progress(done)
 
     async with anyio.create_task_group() as tg:
         for i, task in enumerate(tasks):

@@ -16,7 +16,7 @@ read must be answered as the real service would, in 97 % of cases and with no un
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -28,6 +28,9 @@ from mcp_persona.protocols import DEFAULT_PROTOCOL, Protocol, get_protocol
 from mcp_persona.robustness import RobustnessReport, robustness_gate
 from mcp_persona.scoring.normalize import normalize
 from mcp_persona.tasks import Task
+
+# Told where validation is: (phase, done, total), phase one of "contexts", "tasks", "robustness".
+ProgressHook = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -66,7 +69,7 @@ class Report:
         return not self.problems
 
 
-def check_contexts(report: Report) -> None:
+def check_contexts(report: Report, progress: ProgressHook | None = None) -> None:
     for name in app_names():
         app = get_app(name)
         for cid in app.context_ids():
@@ -75,6 +78,8 @@ def check_contexts(report: Report) -> None:
             except (ValueError, KeyError) as exc:
                 report.problems.append(f"context {name}/{cid}: {exc}")
             report.contexts_checked += 1
+    if progress is not None:
+        progress("contexts", report.contexts_checked, report.contexts_checked)
 
 
 def duplicate_tasks(tasks: Sequence[Task]) -> list[str]:
@@ -118,22 +123,29 @@ async def check_equivalents(task: Task, protocol: Protocol, report: Report) -> l
 
 
 async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, *, mutants: bool = True,
-                       equivalents: bool = True, robustness: bool = True, concurrency: int = 4) -> Report:
+                       equivalents: bool = True, robustness: bool = True, concurrency: int = 4,
+                       progress: ProgressHook | None = None) -> Report:
     """Every context loads; no two tasks are the same; each task passes its protocol's checks and, if it does,
-    equivalence testing; and the tasks' gold reads pass the robustness gate."""
+    equivalence testing; and the tasks' gold reads pass the robustness gate. ``progress`` is told each phase's
+    count as it grows (the contexts once, then each task checked, then each task probed)."""
     protocol = protocol or get_protocol(DEFAULT_PROTOCOL)
     report = Report()
-    check_contexts(report)
+    check_contexts(report, progress)
     report.problems.extend(duplicate_tasks(tasks))
     found: list[list[str]] = [[] for _ in tasks]
     limiter = anyio.CapacityLimiter(concurrency)
+    done = 0
 
     async def one(i: int, task: Task) -> None:
+        nonlocal done
         async with limiter:
             problems = await check_with_mutants(task, protocol, report, mutants=mutants)
             if equivalents and not problems:
                 problems = await check_equivalents(task, protocol, report)
             found[i] = [f"task {task.id}: {p}" for p in problems]
+            done += 1
+            if progress is not None:
+                progress("tasks", done, len(tasks))
 
     # Tasks replay side by side (each in its own environment); problems are reported in task order.
     async with anyio.create_task_group() as tg:
@@ -143,6 +155,7 @@ async def validate_all(tasks: Sequence[Task], protocol: Protocol | None = None, 
     for problems in found:
         report.problems.extend(problems)
     if robustness:
-        report.robustness = await robustness_gate(tasks, protocol, concurrency=concurrency)
+        probed = None if progress is None else (lambda k: progress("robustness", k, len(tasks)))
+        report.robustness = await robustness_gate(tasks, protocol, concurrency=concurrency, progress=probed)
         report.problems.extend(report.robustness.problems())
     return report

@@ -11,11 +11,49 @@ import errno
 import importlib
 import importlib.util
 import pkgutil
+import re
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
+
+# The commands in the order of a study (help lists them so, then the rest in this order, then any other).
+WORKFLOW = ("run", "report", "compare", "export", "sweep", "doctor")
+OTHERS = ("tasks", "show", "servers", "validate", "agree", "import", "route", "serve", "contexts", "gen",
+          "keypoints", "traverse", "synthesize", "fidelity")
+
+
+class WorkflowGroup(TyperGroup):
+    """The top-level help: a study's commands first, in the order it uses them, then the others."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = list(self.commands)
+        order = {name: i for i, name in enumerate(WORKFLOW + OTHERS)}
+        return sorted(names, key=lambda n: (order.get(n, len(order)), names.index(n)))
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, cmd) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if not rows:
+            return
+        for title, names in (("Commands, in the order of a study", WORKFLOW), ("Other commands", None)):
+            chosen = [(n, first_sentence(c)) for n, c in rows if (n in WORKFLOW) == (names is not None)]
+            if chosen:
+                with formatter.section(title):
+                    formatter.write_dl(chosen)
+
+
+def first_sentence(command: Any) -> str:
+    """A command's summary: its short help, else its help's first sentence, whole (wrapped, never cut)."""
+    if command.short_help:
+        return str(command.short_help)
+    text = " ".join((command.help or "").split("\n\n")[0].split())
+    end = re.search(r"[.;](\s|$)", text)
+    return text[:end.start()] if end else text
+
 
 # Plain help text (rich_markup_mode=None): rich's boxed panels cut option names and help at 80 columns.
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(cls=WorkflowGroup, add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Benchmark LLM agents on simulated MCP apps.")
 
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperCommand
 
 from mcp_persona.tasks import Task
 
@@ -55,6 +56,30 @@ def load_suite(suite: str, only: str | None = None) -> list[Task]:
     return tasks
 
 
+PROTOCOL_PANEL = "One suite's own options"
+
+
+class PanelCommand(TyperCommand):
+    """A command whose help lists its options in panels (each option's ``rich_help_panel``), in the order of
+    ``panel_order`` (then as they first appear), the protocols' own options and those of no panel (``--help``)
+    last; plain text, as the rest of the help (the app's ``rich_markup_mode=None``)."""
+
+    panel_order: tuple[str, ...] = ()
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:  # typer's own click's Context, HelpFormatter
+        panels: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                panel = getattr(param, "rich_help_panel", None) or "Other options"
+                panels.setdefault(panel, []).append(record)
+        last = [p for p in (PROTOCOL_PANEL, "Other options") if p in panels]
+        first = [p for p in self.panel_order if p in panels]
+        for panel in first + [p for p in panels if p not in first and p not in last] + last:
+            with formatter.section(panel):
+                formatter.write_dl(panels[panel])
+
+
 def with_protocol_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """``command`` with a ``--flag`` for every run option some protocol declares (:func:`protocols.all_options`),
     so a protocol's options reach the CLI from its declaration alone. The command receives the ones given as
@@ -73,7 +98,8 @@ def with_protocol_options(command: Callable[..., Any]) -> Callable[..., Any]:
         allowed = (f" ({', '.join(map(str, opt.choices))})" if opt.choices else
                    f" ({opt.bounds[0]}..{opt.bounds[1]})" if opt.bounds else "")
         hint = Annotated[type(opt.default) | None, typer.Option(  # type: ignore[misc]
-            help=f"{', '.join(owners)}: {opt.help}{allowed}; default {opt.default}")]
+            help=f"{', '.join(owners)}: {opt.help}{allowed}; default {opt.default}",
+            rich_help_panel=PROTOCOL_PANEL)]
         params.append(inspect.Parameter(opt.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=hint))
         annotations[opt.name] = hint
 

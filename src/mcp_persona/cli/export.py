@@ -53,6 +53,9 @@ def export(
             console.print(f"{n} episodes: {path}")
     except OSError as exc:
         raise fail(f"cannot write the export: {exc.strerror or exc}") from exc
+    if str(out) != "-":
+        console.print("acc: each episode's primary score on a 0..1 scale (the reports print it in %, 0-100); "
+                      "tokens and cost_usd: null where nobody measured them", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

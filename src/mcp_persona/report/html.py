@@ -21,7 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from mcp_persona.report.load import Episode, Run, by_protocol, categories_of, groups_of
-from mcp_persona.report.markdown import DASH, money, num, pct, ranked, seconds, trial_rows
+from mcp_persona.report.markdown import DASH, FIGURES, money, num, pct, ranked, seconds, tokens, trial_rows
 from mcp_persona.report.paper_tables import grid_dict, paper_grids
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -76,9 +76,10 @@ def _episode(run_index: int, run: Run, e: Episode, suite: str) -> dict[str, Any]
         "internal_errors": list(e.record.get("internal_errors") or []),
         "elapsed_s": e.elapsed_s,
         "rounds": len({x.get("round") for x in e.events}),
-        "tokens_in": e.input_tokens,
-        "tokens_out": e.output_tokens,
-        "cost_usd": None if e.model_calls and unknown == len(e.model_calls) else total,
+        # None: not measured (an external agent's); the page shows "unknown"
+        "tokens_in": e.input_tokens if run.measured else None,
+        "tokens_out": e.output_tokens if run.measured else None,
+        "cost_usd": None if not run.measured or (e.model_calls and unknown == len(e.model_calls)) else total,
         "cost_partial": 0 < unknown < len(e.model_calls),
         "tool_calls": len(e.tool_calls),
         "tool_errors": e.tool_errors,
@@ -118,8 +119,8 @@ def _board_rows(runs: Sequence[Run], cats: Sequence[str], index: Mapping[int, in
         cells = [
             *[(label, pct(s["scores"].get(key)), s["scores"].get(key)) for label, key, _ in columns],
             *[(f"cat:{c}", pct(s["by_group"].get(c)), s["by_group"].get(c)) for c in cats],
-            ("Tokens in", num(s["avg_input_tokens"], 0), s["avg_input_tokens"]),
-            ("Tokens out", num(s["avg_output_tokens"], 0), s["avg_output_tokens"]),
+            ("Tokens in", tokens(s["avg_input_tokens"]), s["avg_input_tokens"]),
+            ("Tokens out", tokens(s["avg_output_tokens"]), s["avg_output_tokens"]),
             ("Cost", money(s["cost_usd"], s["cost_partial"]), s["cost_usd"]),
             ("Tool calls", num(s["avg_tool_calls"]), s["avg_tool_calls"]),
             ("Tool errors", pct(s["tool_error_rate"]), s["tool_error_rate"]),
@@ -170,7 +171,7 @@ def _intro(runs: Sequence[Run]) -> str:
         scores = protocols[0].intro()
     else:
         scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
-    return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode; cost in total."
+    return f"Scores in % ({scores}) and tool errors in % of tool calls; {FIGURES}"
 
 
 def _figures(runs: Sequence[Run], failure_counts: Mapping[str, Mapping[str, int]] | None) -> list[dict[str, str]]:

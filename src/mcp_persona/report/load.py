@@ -217,8 +217,15 @@ class Run:
         """The protocol's per-group breakdown from the summary (each group's metrics)."""
         return self.summary.get(self.protocol.report_groups) or {}
 
+    @property
+    def measured(self) -> bool:
+        """Whether the run's tokens and cost were measured: an external agent's model calls are its own, unseen
+        (its tokens and cost are unknown, never 0)."""
+        return self.config.get("agent") != "external"
+
     def stats(self) -> dict[str, Any]:
-        """The leaderboard figures of the run: scores from the summary, the rest from the records."""
+        """The leaderboard figures of the run: scores from the summary, the rest from the records (tokens and
+        cost None where they are unknown)."""
         eps = self.episodes
         n = len(eps) or 1
         calls = sum(len(e.tool_calls) for e in eps)
@@ -232,11 +239,13 @@ class Run:
             "scores": {key: m.get(key) for _, key, _ in self.columns},
             # a group without episodes (a domain the run drew no task from) has no score
             "by_group": {g: (v or {}).get(self.primary[1]) for g, v in self.groups.items() if (v or {}).get("n", 1)},
-            "avg_input_tokens": sum(e.input_tokens for e in eps) / n,
-            "avg_output_tokens": sum(e.output_tokens for e in eps) / n,
-            "total_tokens": sum(e.input_tokens + e.output_tokens for e in eps),
-            # None: no model call of the run has a known cost; partial: some are unknown (a lower bound)
-            "cost_usd": None if model_calls and unknown == model_calls else sum(c for c, _ in costs),
+            "avg_input_tokens": sum(e.input_tokens for e in eps) / n if self.measured else None,
+            "avg_output_tokens": sum(e.output_tokens for e in eps) / n if self.measured else None,
+            "total_tokens": sum(e.input_tokens + e.output_tokens for e in eps) if self.measured else None,
+            # None: not measured, or no model call of the run has a known cost; partial: some are unknown (a
+            # lower bound)
+            "cost_usd": (None if not self.measured or (model_calls and unknown == model_calls)
+                         else sum(c for c, _ in costs)),
             "cost_partial": 0 < unknown < model_calls,
             "avg_tool_calls": calls / n,
             "tool_error_rate": sum(e.tool_errors for e in eps) / calls if calls else 0.0,

@@ -1,8 +1,9 @@
 """A Markdown summary of one or more runs: the leaderboard and the scores per category.
 
 Plain GitHub-flavoured tables, for CI logs, pull requests and papers. Percentages
-have one decimal; a value that does not apply (no operate checkpoint, cost
-unknown) is ``–``.
+have one decimal; a value that does not apply (no operate checkpoint) is ``–``; a
+figure nobody measured (an external agent's tokens and cost, an unpriced model's
+cost) is ``unknown``, never 0.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from mcp_persona.report.load import Run, by_protocol, groups_of
 from mcp_persona.report.paper_tables import PUBLISHED_MARK, paper_grids
 
 DASH = "–"
+UNKNOWN = "unknown"  # a figure nobody measured; the CLI summary says the same (report.summary.UNKNOWN)
 
 
 def pct(v: float | None) -> str:
@@ -22,13 +24,18 @@ def pct(v: float | None) -> str:
 
 def money(v: float | None, partial: bool = False) -> str:
     if v is None:
-        return DASH
+        return UNKNOWN
     text = "$0" if v == 0 else f"${v:.4f}" if v < 1 else f"${v:,.2f}"
     return f"≥{text}" if partial else text
 
 
 def num(v: float | None, digits: int = 1) -> str:
     return DASH if v is None else f"{v:,.{digits}f}"
+
+
+def tokens(v: float | None) -> str:
+    """Tokens per task; ``unknown`` when they were not measured."""
+    return UNKNOWN if v is None else num(v, 0)
 
 
 def seconds(v: float | None) -> str:
@@ -73,7 +80,7 @@ def leaderboard_rows(runs: Sequence[Run]) -> list[list[str]]:
     for r in ranked(runs):
         s = r.stats()
         rows.append([r.label, str(s["n"]), *[pct(s["scores"].get(k)) for _, k, _ in r.columns],
-                     num(s["avg_input_tokens"], 0), num(s["avg_output_tokens"], 0),
+                     tokens(s["avg_input_tokens"]), tokens(s["avg_output_tokens"]),
                      money(s["cost_usd"], s["cost_partial"]), num(s["avg_tool_calls"]), pct(s["tool_error_rate"]),
                      seconds(s["avg_elapsed_s"]), str(s["n_errors"])])
     return rows
@@ -99,12 +106,19 @@ def _extra(value: Any, fmt: str) -> str:
     return num(value, 2)
 
 
+# What the leaderboard's figures beside the scores are (the Markdown and the HTML report's header say it).
+FIGURES = ("tokens, tool calls and time per episode (mean over the run's episodes); cost in US dollars for the whole "
+           "run (≥ where some calls had no price). – where a figure does not apply; unknown where nobody measured "
+           "it (an external agent's tokens and cost, a model without a price).")
+
+
 def _intro(groups: Sequence[Sequence[Run]]) -> str:
     protocols = [g[0].protocol for g in groups]
+    rest = FIGURES
     if len(protocols) == 1:
-        return f"Scores in %: {protocols[0].intro()}; tool errors in %; tokens, tool calls and time per episode."
+        return f"Scores in %: {protocols[0].intro()}; tool errors in % of tool calls; {rest}"
     scores = "; ".join(f"{p.title or p.name}: {p.intro()}" for p in protocols)
-    return f"Scores in % ({scores}) and tool errors in %; tokens, tool calls and time per episode."
+    return f"Scores in % ({scores}) and tool errors in % of tool calls; {rest}"
 
 
 def _protocol_sections(runs: Sequence[Run], suffix: str) -> list[str]:

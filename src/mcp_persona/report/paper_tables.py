@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 Source = tuple[str, Mapping[str, Any]]
 
 DASH = "–"
+UNKNOWN = "unknown"  # a figure nobody measured, as the leaderboard shows it
 PUBLISHED_MARK = "published, paper's task set"
 
 
@@ -91,6 +92,16 @@ def run_cell(table: PaperTable, col: PaperColumn, value: float | None) -> str:
     return f"{(100 * value if col.fmt == 'pct' else value):,.{_decimals(table, col)}f}"
 
 
+UNMEASURED = ("avg_input_tokens", "avg_output_tokens", "cost_usd")
+
+
+def _run_value(table: PaperTable, col: PaperColumn, summary: dict[str, Any], group: str) -> str:
+    """A run's cell; its tokens and cost read ``unknown`` when nobody measured them (an external agent's)."""
+    if col.metric in UNMEASURED and summary.get("agent") == "external":
+        return UNKNOWN
+    return run_cell(table, col, table.value(summary, group, col.metric))
+
+
 def published_cell(table: PaperTable, col: PaperColumn, value: float | None) -> str:
     """A published number, in the unit the paper printed it."""
     if value is None:
@@ -125,8 +136,7 @@ def paper_grid(table: PaperTable, runs: Sequence[Source], published: PublishedTa
     cols = table.columns
     models = published.rows if published is not None else []
     if not table.group_rows:
-        rows = [PaperRow(_run_label(r, table), [run_cell(table, c, table.value(r[1], c.group, c.metric))
-                                                for c in cols]) for r in runs]
+        rows = [PaperRow(_run_label(r, table), [_run_value(table, c, r[1], c.group) for c in cols]) for r in runs]
         rows += [PaperRow(m.model, [published_cell(table, c, _published_value(m.values, c.group, c.metric))
                                     for c in cols], published=True) for m in models]
         return PaperGrid(table, published, ["Model", *(c.label for c in cols)], rows, _bands(cols))
@@ -135,7 +145,7 @@ def paper_grid(table: PaperTable, runs: Sequence[Source], published: PublishedTa
     bands += [Band(f"{m.model} ({PUBLISHED_MARK})", len(cols), published=True) for m in models]
     rows = []
     for group, label in table.group_rows:
-        cells = [run_cell(table, c, table.value(r[1], group, c.metric)) for r in runs for c in cols]
+        cells = [_run_value(table, c, r[1], group) for r in runs for c in cols]
         cells += [published_cell(table, c, _published_value(m.values, group, c.metric)) for m in models for c in cols]
         rows.append(PaperRow(label, cells))
     noun = table.breakdown.removeprefix("by_").replace("_", " ").capitalize()

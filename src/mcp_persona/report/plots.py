@@ -73,7 +73,7 @@ def cost_axis(runs: Sequence[Run]) -> tuple[str, list[float | None]]:
     known = [s["cost_usd"] is not None and not s["cost_partial"] for s in stats]
     if any(k and s["cost_usd"] for k, s in zip(known, stats, strict=True)):
         return "cost", [float(s["cost_usd"]) if k else None for k, s in zip(known, stats, strict=True)]
-    return "tokens", [float(s["total_tokens"]) for s in stats]
+    return "tokens", [None if s["total_tokens"] is None else float(s["total_tokens"]) for s in stats]
 
 
 def score_label(runs: Sequence[Run]) -> str:
@@ -113,7 +113,8 @@ def cost_accuracy(runs: Sequence[Run]) -> Figure:
                    label=_short(r.label), zorder=3)
         ax.annotate(_short(r.label, 22), (xs[i], ys[i]), textcoords="offset points", xytext=(6, 6), fontsize=8)
     if unpriced:
-        fig.text(0.01, 0.01, "not shown (cost unknown): " + ", ".join(_short(r.label, 22) for r in unpriced),
+        what = "cost unknown" if kind == "cost" else "tokens unknown"
+        fig.text(0.01, 0.01, f"not shown ({what}): " + ", ".join(_short(r.label, 22) for r in unpriced),
                  fontsize=7, color="#6b7280")
     ax.set_xlabel(("total cost (USD, log scale)" if log else "total cost (USD)") if kind == "cost"
                   else "total tokens (in + out; cost unknown)")

@@ -182,7 +182,7 @@ def trials_line(block: Any) -> str | None:
 def figure(value: Any, fmt: str) -> str:
     """One figure as a declared format shows it: ``pct`` a 0..1 share in %, ``money`` USD, ``num`` a number."""
     if value is None:
-        return "-"
+        return UNKNOWN if fmt == "money" else "-"  # a cost nobody measured; else a figure that does not apply
     if fmt == "pct":
         return pct(value) + "%"
     if fmt == "money":
