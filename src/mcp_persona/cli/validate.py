@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
@@ -50,6 +50,7 @@ def validate(
         if meaning:
             console.print(wrapped(meaning, console.width, first="  ", indent="  "), style="dim", soft_wrap=True,
                           highlight=False, markup=False)
+    _print_traceability(items)
     console.print(f"{report.contexts_checked} contexts, {report.tasks_checked} tasks checked: "
                   + ("[green]all valid[/green]" if report.ok else f"[red]{len(report.problems)} problems[/red]"),
                   soft_wrap=True, highlight=False)
@@ -130,6 +131,29 @@ def figures(report: Report) -> list[tuple[str, str]]:
                     f"The gate is {GATE_PCT:g} %.", "the same share per server, lowest first."]
         out += list(zip(lines, meanings + [""] * len(lines), strict=False))
     return out
+
+
+def _print_traceability(items: list[Any]) -> None:
+    """How the checks trace to the instruction's requests, and the requests no check covers (a reading aid: the
+    requests are found by their words, so this lists, it does not fail)."""
+    from mcp_persona.tasks.requests import traceability
+
+    trace = traceability(items)
+    if not trace.checks:
+        return
+    line = (f"checks tracing to the instruction: {trace.traced}/{trace.checks} name their words (asks) · "
+            f"requests no check covers: {len(trace.open)}/{trace.requests}")
+    meaning = ("a request is a question or an imperative of the instruction ('tell me', 'save', 'reply'); a check "
+               "covers it when the words it names lie in it, else when they share words. An uncovered request may "
+               "be asked and never checked: read it ('mcp-persona show TASK').")
+    console.print(wrapped(line, console.width, indent="    "), soft_wrap=True, highlight=False)
+    console.print(wrapped(meaning, console.width, first="  ", indent="  "), style="dim", soft_wrap=True,
+                  highlight=False, markup=False)
+    for task_id, request in trace.open[:30]:
+        console.print(wrapped(f"{task_id}: {request}", console.width, first="  ", indent="    "), soft_wrap=True,
+                      highlight=False, markup=False)
+    if len(trace.open) > 30:
+        console.print(f"  ... and {len(trace.open) - 30} more", highlight=False)
 
 
 def wrapped(text: str, width: int, *, first: str = "", indent: str = "") -> str:

@@ -134,3 +134,27 @@ def asks_problems(task: Task[Any]) -> list[str]:
     said = _squash(task.instruction)
     return [f"{c.name} asks {c.asks!r}, which the instruction does not say" for c in checks_of(task)
             if c.asks and _squash(c.asks) not in said]
+
+
+@dataclass
+class Traceability:
+    """Over a suite: how many checks name the words they trace to, and the requests no check covers."""
+
+    checks: int = 0
+    traced: int = 0  # checks whose ``asks`` are set
+    requests: int = 0
+    open: list[tuple[str, str]] = field(default_factory=list)  # (task id, request) no check covers
+
+
+def traceability(tasks: list[Task[Any]]) -> Traceability:
+    out = Traceability()
+    for task in tasks:
+        asked, _ = coverage(task)
+        checks = checks_of(task)
+        if not checks:  # a suite scored by its calls alone (MCPAgentBench) has no check to trace
+            continue
+        out.checks += len(checks)
+        out.traced += sum(1 for c in checks if c.asks)
+        out.requests += len(asked)
+        out.open += [(task.id, r.text) for r in asked if not r.covered_by]
+    return out
