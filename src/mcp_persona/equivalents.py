@@ -257,7 +257,8 @@ def facts_answer(task: Task, *, off: str | None = None, swap: bool = False) -> s
     lines: list[str] = []
     for i, cp in enumerate(c for c in checkpoints_of(task) if isinstance(c, SearchCheckpoint)):
         values = [_off(v) if v == off else v for v in cp.gt_value]
-        lines.append(f"Fact {i + 1}: " + "; ".join(values))
+        about = f"{cp.beside.names[0]}: " if cp.beside else ""  # a value stated beside what it is about
+        lines.append(f"Fact {i + 1}: {about}" + "; ".join(values))
         if cp.claim is not None:
             top, below = (cp.claim.rivals[0], [cp.claim.winner, *cp.claim.rivals[1:]]) if swap else \
                 (cp.claim.winner, cp.claim.rivals)
