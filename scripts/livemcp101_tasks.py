@@ -89,15 +89,26 @@ def found(
     derived: dict[Any, str] | None = None,
     alternatives: dict[Any, list[Any]] | None = None,
     claim: tuple[str, list[str], bool] | None = None,
+    reading: dict[str, Any] | None = None,
+    beside: tuple[list[str], list[str]] | None = None,
+    whole_word: bool = False,
 ) -> dict[str, Any]:
     """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
     showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
     ``alternatives`` the other values the data or the wording makes right. Keys are GT values, as ``values``.
     ``claim``: (winner, rivals, up) for a comparison or a choice: the answer must put the winner on top (``up``)
-    or at the bottom, not merely name it (mcp_persona.scoring.claims)."""
+    or at the bottom, not merely name it (mcp_persona.scoring.claims); ``reading``: how the claim is read (its
+    ``aliases``, ``measure``, ``other_measures``, ``by_lead``). ``beside``: (names, siblings' names): the values
+    are stated beside what they are about (the checkpoint's ``about``); ``whole_word``: each value as a word of
+    its own."""
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
     if claim:
         cp["claim"] = {"winner": claim[0], "rivals": list(claim[1])} | ({} if claim[2] else {"up": False})
+        cp["claim"] |= reading or {}
+    if beside:
+        cp["about"] = {"names": list(beside[0]), "others": list(beside[1])}
+    if whole_word:
+        cp["whole_word"] = True
     if server:
         cp["server"] = server
     if derived:

@@ -28,6 +28,22 @@ CITY_ZONES = {
 }
 
 
+def amounts(x: float) -> list[str]:
+    """An amount as an answer may name it (thousands separators aside): as the tool gave it, to two decimals,
+    to whole units."""
+    return list(dict.fromkeys([str(x), f"{x:.2f}", str(round(x))]))
+
+
+def day_forms(day: str) -> list[str]:
+    """A date as a reader writes it without its year: March 2, 2 March, Mar 2, March 2nd."""
+    d = datetime.fromisoformat(day)
+    th = {1: "st", 2: "nd", 3: "rd"}.get(d.day % 10 if d.day not in (11, 12, 13) else 0, "th")
+    out = []
+    for month in dict.fromkeys([d.strftime("%B"), d.strftime("%b")]):
+        out += [f"{month} {d.day}", f"{d.day} {month}", f"{month} {d.day}{th}", f"{d.day}{th} {month}"]
+    return out
+
+
 def as_precise(x: float, like: float) -> float | int:
     """``x`` rounded to as many decimals as the tool stated ``like``: an alternative as precise as the GT value
     it stands in for."""
@@ -80,10 +96,11 @@ def _convert_two_days(amount: int, src: str, dst: str, day: str, tid: str) -> No
         )
         diff = round(now["result"] - then["result"], 2)
         word = "more" if diff > 0 else "less"
-        # the comparison: today's amount above or below the other day's. It is read on "today" alone: the other
-        # day is named in many ways and often sits between "today" and the comparative ("X today vs Y on <day>,
-        # so less today"), where the reader would take the day for the subject; its rival is a placeholder
-        that_day = [f"the amount of {day}"]
+        # the comparison: today's amount above or below the other day's, each named by its day or its amount (the
+        # day in the forms a reader writes it). Every answer names today's amount first, so a lead is no claim
+        other_day = [*day_forms(day), *amounts(then["result"]), "then"]
+        reading = {"aliases": {"today": amounts(now["result"]), day: other_day},
+                   "by_lead": False}
         return {
             "instruction": f"How much is {amount:,} {src} in {dst} at today's rate, and how does that compare "
             f"with what it would have been on {day}?",
@@ -92,7 +109,8 @@ def _convert_two_days(amount: int, src: str, dst: str, day: str, tid: str) -> No
                 found(
                     f"{amount} {src} in {dst} on {day}, and today's amount {word} than that",
                     then["result"],
-                    claim=("today", that_day, diff > 0),
+                    claim=("today", [day], diff > 0),
+                    reading=reading,
                 ),
             ],
             "answer": f"Today {amount:,} {src} = {now['result']} {dst} (rate {now['rate']}). On {day} it would "
@@ -248,7 +266,8 @@ def _hn_top(n: int, tid: str) -> None:
             "one, tell me who posted it and quote its first comment.",
             "checkpoints": [
                 found("the top stories", *[s["title"] for s in top]),
-                *[found(f"the score of '{s['title']}'", s["score"]) for s in top],
+                *[found(f"the score of '{s['title']}'", s["score"],
+                        beside=([s["title"]], [o["title"] for o in top if o is not s])) for s in top],
                 found("the top story's author", story["by"]),
                 found("the top story's first comment, quoted", first_comment["text"].rstrip(".!")),
             ],
@@ -375,7 +394,7 @@ def _npm_pkg(name: str, tid: str) -> None:
             "many downloads did it get last week?",
             "checkpoints": [
                 found("latest version", info["latest"]),
-                found("its license", info["license"]),
+                found("its license", info["license"], whole_word=True),
                 found("weekly downloads", dl["downloads"]),
             ],
             "answer": f"{name} is at {info['latest']} (published {info['published'][:10]}), licensed "
@@ -395,6 +414,7 @@ async def _trending_jp(p: Plan) -> dict[str, Any]:
     d = await p.step(("youtube_data", "getVideoDetails", {"videoIds": [v["id"]]}))
     item = d["items"][0]
     mins, secs = divmod(item["contentDetails"]["durationSeconds"], 60)
+    whole = round(item["contentDetails"]["durationSeconds"] / 60)  # "about 37 minutes"
     return {
         "instruction": "What's the number one trending YouTube video in Japan right now? Who made it, how long is "
         "it and how many views does it have?",
@@ -402,6 +422,10 @@ async def _trending_jp(p: Plan) -> dict[str, Any]:
             found("the #1 trending video in Japan", item["snippet"]["title"]),
             found("its creator (channel)", item["snippet"]["channelTitle"]),
             found("its view count", item["statistics"]["viewCount"]),
+            # the length in whole minutes ("36 min 48 s", "36:48", "about 37 minutes")
+            found("its length", mins, alternatives={mins: [m for m in [whole] if m != mins]},
+                  derived={whole: f"round({item['contentDetails']['durationSeconds']} / 60)"} if whole != mins
+                  else None),
         ],
         "answer": f'#1 in Japan is "{item["snippet"]["title"]}" by {item["snippet"]["channelTitle"]}: {mins} min '
         f"{secs} s long, {item['statistics']['viewCount']:,} views.",
@@ -528,6 +552,10 @@ _portfolio({"GOOGL": 30, "AMZN": 20, "META": 8}, "GBP", "finance_medium_02")
 _portfolio({"KO": 120, "JPM": 35, "AMD": 50}, "JPY", "finance_medium_03")
 
 
+PROFIT = {"measure": ["profit"], "other_measures": ["budget", "revenue", "gross", "box office", "cost", "spent",
+                                                    "runtime", "rating"]}
+
+
 def _director_pair(name: str, tid: str) -> None:
     @task(tid, "leisure_entertainment", "medium")
     async def t(p: Plan) -> dict[str, Any]:
@@ -547,8 +575,10 @@ def _director_pair(name: str, tid: str) -> None:
             "instruction": f"{name} has two films on TMDB. Which one made more profit (revenue minus budget), "
             "and by how much?",
             "checkpoints": [
+                # the claim is about profit: "Interstellar had the bigger budget, yet Oppenheimer made more profit"
+                # names Interstellar on top of another measure
                 found("the film that made more profit", better["title"],
-                      claim=(better["title"], [other["title"]], True)),
+                      claim=(better["title"], [other["title"]], True), reading=PROFIT),
                 found("the profit difference", abs(calc["result"]), derived={abs(calc["result"]): gap}),
             ],
             "answer": f"{d1['title']}: revenue ${d1['revenue']:,}, budget ${d1['budget']:,}; {d2['title']}: revenue "
@@ -869,10 +899,13 @@ def _channel_duel(topic: str, tid: str) -> None:
             "Which channel has more subscribers, which of the two videos has more views (and its "
             "likes per 1,000 views), and what's the bigger channel's most-viewed video overall?",
             "checkpoints": [
+                # each claim about its own measure: "Tokyo Walks' video has more views" is no claim about subscribers
                 found("the channel with more subscribers", big["snippet"]["title"],
-                      claim=(big["snippet"]["title"], [small["snippet"]["title"]], True)),
+                      claim=(big["snippet"]["title"], [small["snippet"]["title"]], True),
+                      reading={"measure": ["subscri"], "other_measures": ["view", "like", "watch"]}),
                 found("the more viewed video", best["title"],
-                      claim=(lead(best["title"]), [lead(rival["title"])], True)),
+                      claim=(lead(best["title"]), [lead(rival["title"])], True),
+                      reading={"measure": ["view", "watch"], "other_measures": ["subscri"]}),
                 found("the more viewed video's likes per 1,000 views", best["likesPer1000Views"]),
                 found("the bigger channel's top video", top["items"][0]["snippet"]["title"]),
             ],
@@ -884,7 +917,7 @@ def _channel_duel(topic: str, tid: str) -> None:
         }
 
 
-_channel_duel("budget", "leisure_medium_04")
+_channel_duel("home", "leisure_medium_04")  # "budget": the bigger channel's top video was the more viewed one
 _channel_duel("japan", "leisure_medium_05")
 _channel_duel("tokyo", "leisure_medium_06")
 
@@ -1210,8 +1243,11 @@ def _repo_health(repos: list[str], tid: str) -> None:
             f'{path}. Then open an issue titled "{title}" (label: triage) in the repo with the most '
             "open bugs, listing those bugs' titles in the body.",
             "checkpoints": [
-                found("latest releases", *[s["release"] for s in stats.values()]),
-                *[file_line(path, [r, st["release"], st["last_commit"], st["open_bugs"]], f"the row of {r}")
+                # a tag as GitHub names it (v1.8.1) or as the version it is (1.8.1)
+                found("latest releases", *[s["release"] for s in stats.values()],
+                      alternatives={s["release"]: [s["release"].removeprefix("v")] for s in stats.values()}),
+                *[file_line(path, [r, st["release"].removeprefix("v"), st["last_commit"], st["open_bugs"]],
+                            f"the row of {r}")
                   for r, st in stats.items()],
                 {
                     "type": "operate",
@@ -1319,10 +1355,12 @@ def _brief(
     names: list[list[str]] | None = None,
     alternatives: dict[str, list[str]] | None = None,
     claim: tuple[str, list[str], bool] | None = None,
+    about: list[list[str] | None] | None = None,
 ) -> None:
     """``names``: the words that name each topic (its paragraph must be there, in any wording); ``alternatives``:
     other forms of a figure the question leaves open; ``claim``: the choice the question asks for (who lived
-    longest), by the words an answer names the entities with."""
+    longest), by the words an answer names the entities with; ``about``: for each printed figure, the words
+    naming the topic it belongs to (None: a figure of no one topic), so that it is checked beside them."""
 
     @task(tid, "knowledge_research", "hard")
     async def t(p: Plan) -> dict[str, Any]:
@@ -1347,19 +1385,28 @@ def _brief(
         # a name the question gives is no finding (a figure is, even where its digits occur in the question)
         asked = [v for v in values if v.lower() not in question.lower() or any(c.isdigit() for c in v)]
         alts = dict(alternatives or {})
-        for v in asked:  # a figure in e-notation (2.55e-08), as a reader may write it
+        for v in asked:  # a figure in e-notation (2.55e-08) is read in any notation; to one decimal it is either way
             if "e-" in v and v.replace(".", "", 1).replace("e-", "", 1).isdigit():
-                x, e = float(v), int(v.split("e-")[1])
-                mants = dict.fromkeys([v.split("e-")[0], f"{x * 10**e:.1f}"])
-                seps = [f"e-{e}", f"e-{e:02d}", f" × 10^-{e}", f"×10^-{e}", f" x 10^-{e}", f" * 10^-{e}"]
-                forms = [*(m + sep for m in mants for sep in seps), f"{x:.{e + 2}f}"]
-                alts[v] = [*alts.get(v, []), *(f for f in dict.fromkeys(forms) if f != v)]
+                m, e = v.split("e-")
+                if len(m.split(".")[-1]) == 2:
+                    low = f"{int(float(m) * 10) / 10:.1f}"
+                    alts[v] = [*alts.get(v, []), f"{low}e-{int(e)}", f"{float(low) + 0.1:.1f}e-{int(e)}"]
         # the brief: a paragraph naming each topic (in the agent's own words) and every figure, in any form accepted
         topics = [{"$in": [{"$contains": w} for w in ws]} for ws in (names or [[x.split(" (")[0]] for x in titles])]
-        figures = [{"$in": [{"$contains": f} for f in [v, *alts.get(v, [])]]} for v in asked]
+        owner = dict(zip(values, about or [None] * len(values), strict=True))
+        # a figure given in several forms (MCP's age: 2, 1 or 1.3) is looked for on its topic's line, where a
+        # stray "1" elsewhere in the brief does not count
+        figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts[v]]}]} if owner[v] and alts.get(v) else
+                   {"$in": [{"$contains": f} for f in [v, *alts.get(v, [])]]} for v in asked]
         brief = file_has(path, asked[-1], "a paragraph per topic and the figures")
         brief["expect"]["content"] = {"$all": topics + figures}
-        checkpoints = [found(what, *asked, alternatives=alts, claim=claim), brief]
+        checkpoints = [found(what, *asked, alternatives=alts, claim=claim)]
+        for v in asked:  # a figure of one topic: beside its name, not anywhere ("MCP is 5" is no age of MCP's)
+            if owner[v]:
+                others = [w for ws in owner.values() if ws and ws != owner[v] for w in ws]
+                checkpoints.append(found(f"{what}: the figure of {owner[v][0]}", v,
+                                         alternatives={v: alts.get(v, [])}, beside=(owner[v], others)))
+        checkpoints.append(brief)
         return {
             "instruction": question + f" Write a short brief with a paragraph per topic and the figures to {path}.",
             "checkpoints": checkpoints,
@@ -1380,6 +1427,7 @@ _brief(
     "birth and death dates on Wikipedia.",
     "knowledge_hard_01",
     names=[["Lovelace"], ["Turing"], ["Curie"]],
+    about=[["Lovelace"], ["Turing"], ["Curie"], None],
     claim=("Curie", ["Lovelace", "Turing"], True),
 )
 _brief(
@@ -1393,6 +1441,7 @@ _brief(
     "and area, and which is densest.",
     "knowledge_hard_02",
     claim=("Singapore", ["Tokyo", "London"], True),
+    about=[["Tokyo"], ["London"], ["Singapore"], None],
 )
 _brief(
     "programming language",
@@ -1408,6 +1457,7 @@ _brief(
     "many years older is Python than Rust?",
     "knowledge_hard_03",
     names=[["Python"], ["Rust"], ["Model Context Protocol", "MCP"]],
+    about=[["Python"], ["Rust"], ["MCP", "Model Context Protocol"], None],
     # MCP was introduced on 2024-11-25: in March 2026 it is 2 by calendar years, 1 (1.3) by the date
     alternatives={"2": ["1", "1.3"]},
 )
@@ -1469,6 +1519,13 @@ def _q1_in(cur: str, tid: str) -> None:
             ("excel", "apply_formula", {"filepath": Q1, "sheet_name": sheet, "cell": "D5", "formula": "=SUM(D2:D4)"})
         )
         path = f"{WS}/q1-expenses-{cur.lower()}.txt"
+        whole = cur in ("JPY", "KRW")  # no minor unit: a sheet kept to whole yen is as right
+        total_cell = sheet_cells(Q1, sheet, {"D5": summed["value"]}, "the SUM of the converted column, by a formula",
+                                 tool="apply_formula")
+        if whole:
+            total_cell["expect"]["cells.D5"] = {"$in": [{"$approx": x} for x in dict.fromkeys(
+                [summed["value"], round(summed["value"]), sum(round(c) for c in conv)])]}
+        total_cell["expect"]["formulas.D5"] = {"$all": [{"$contains": "SUM"}, {"$contains": "D2"}, {"$contains": "D4"}]}
         memo = (
             f"Q1 expenses converted to {cur} at month-end rates: "
             + ", ".join(f"{m} {c} {cur}" for m, c in zip(months, conv, strict=True))
@@ -1492,15 +1549,15 @@ def _q1_in(cur: str, tid: str) -> None:
                         **text_cells(rows),
                         "C1": {"$in": [{"$contains": w} for w in ("rate", "per", f"USD/{cur}", f"{cur}/USD", "fx")]},
                         "B2": rows[1][1],
-                        "D4": rows[3][3],
+                        "D4": {"$in": [{"$approx": rows[3][3]}, {"$approx": round(rows[3][3])}]} if whole
+                        else rows[3][3],
                     },
                     "the converted months",
                     tool="create_worksheet",
                 ),
-                sheet_cells(
-                    Q1, sheet, {"D5": summed["value"]}, "the SUM of the converted column", tool="apply_formula"
-                ),
-                file_has(path, str(summed["value"]), "the total"),
+                total_cell,
+                {**file_has(path, str(summed["value"]), "each month's converted figure and the total"),
+                 "expect": {"path": path, "content": {"$all": [{"$contains": x} for x in [*conv, summed["value"]]]}}},
             ],
             "answer": "Monthly totals: "
             + ", ".join(f"{m} ${u} -> {c} {cur}" for (m, u), c in zip(months.items(), conv, strict=True))
@@ -1555,6 +1612,10 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
                   for k, s in enumerate(top[:3])],
                 *[file_has(path, c, "a top story's first comment") for c in dict.fromkeys(
                     " ".join(i["comments"][0]["text"].rstrip(".!?").split()[:5]) for i in infos)],
+                # the first comments may read alike: each of the three is read, not the first one's copied
+                {"type": "other", "summary": "the first comment of each of the top three stories read",
+                 "server": "hacker_news", "tool": "get_story_info",
+                 "expect_calls": [{"story_id": int(s["id"])} for s in top[:3]]},
                 file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
                 *[file_has(path, a["title"], "an Ask HN thread") for a in asks],
                 file_has(path, f"{avg}", "the average score"),
@@ -1705,9 +1766,12 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
                 for c in cities
             ]
         )
-        facts, tied = {}, {}
+        facts, tied, loose = {}, {}, {}
         for c, fc, aq, st in zip(cities, fcs, aqs, stays, strict=True):
             days = [d for d in fc["forecast"]["forecastday"] if checkin <= d["date"] < checkout]
+            # "our nights" may be read with the day we leave: its rain and top temperature are right too
+            out_day = [d for d in fc["forecast"]["forecastday"] if checkin <= d["date"] <= checkout]
+            loose[c] = {"rain": max(d["chance_of_rain"] for d in out_day), "max": max(d["max_temp_c"] for d in out_day)}
             # the cheapest stay is the lowest total for our nights (cleaning included), not the first listing
             low = min(x["price"]["total"] for x in st["searchResults"])
             names = [x["name"] for x in st["searchResults"] if x["price"]["total"] == low]
@@ -1729,6 +1793,9 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
         pick = out["stdout"].splitlines()[-2].split(": ")[1]
         dry = {c: f["stay"] for c, f in facts.items() if f["rain"] < 60} or {c: f["stay"] for c, f in facts.items()}
         sole(dry, min)
+        wide = {c: f["stay"] for c, f in facts.items() if loose[c]["rain"] < 60} or dry
+        if sole(wide, min) != pick:
+            raise ValueError(f"the pick depends on whether 'our nights' take in the day we leave: {wide}")
         conv = await p.step(
             (
                 "exchange_rate",
@@ -1750,9 +1817,13 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
             "cheapest place among those where the rain chance stays under 60% (if none does, just "
             f"the cheapest), give its cost in {home}, and write the comparison to {path}.",
             "checkpoints": [
-                found("each city's cheapest stay", *[f"${f['stay']}" for f in facts.values()]),
-                found("each city's top temperature over our nights", *dict.fromkeys(f["max"] for f in facts.values())),
-                found("each city's air quality today", *dict.fromkeys(f["aqi"] for f in facts.values())),
+                # each city's figures beside its name: another city's AQI given for it is no fact about it
+                *[found(f"{c}: the highest chance of rain and top temperature over our nights, today's air quality "
+                        "and the cheapest stay", f"{f['rain']}%", f["max"], f["aqi"], f"${f['stay']}",
+                        beside=([c], [o for o in cities if o != c]),
+                        alternatives={f"{f['rain']}%": [f"{loose[c]['rain']}%"] if loose[c]["rain"] != f["rain"]
+                                      else [], f["max"]: [loose[c]["max"]] if loose[c]["max"] != f["max"] else []})
+                  for c, f in facts.items()],
                 found("the chosen listing", facts[pick]["name"], alternatives={facts[pick]["name"]: tied[pick]}),
                 found(f"its cost in {home}", conv["result"]),
                 file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"),

@@ -259,8 +259,9 @@ def facts_answer(task: Task, *, off: str | None = None, swap: bool = False) -> s
     lines: list[str] = []
     for i, cp in enumerate(c for c in checkpoints_of(task) if isinstance(c, SearchCheckpoint)):
         values = [_off(v) if v == off else v for v in cp.gt_value if v not in cp.beside]
+        about = f"{cp.about.names[0]}: " if cp.about else ""  # a value stated beside what it is about
         if values:
-            lines.append(f"Fact {i + 1}: " + "; ".join(values))
+            lines.append(f"Fact {i + 1}: {about}" + "; ".join(values))
         owners = list(cp.beside)
         if swap and len(owners) > 1:  # what is said of the first two turned round
             owners[0], owners[1] = owners[1], owners[0]

@@ -32,6 +32,7 @@ the app's hierarchy lists as read side effects.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +42,7 @@ from mcp_persona.context_tree.path import format_path
 from mcp_persona.scoring.claims import claims_winner, said_beside
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
-from mcp_persona.scoring.normalize import appears_in
+from mcp_persona.scoring.normalize import appears_as_word, appears_in, normalize
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task, checkpoints_of
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
 
@@ -90,7 +91,7 @@ def score_episode(
     for i, cp in enumerate(checkpoints_of(task)):
         if isinstance(cp, SearchCheckpoint):
             used = {v for v in cp.gt_value if v not in cp.beside  # what is said of it is in the answer alone
-                    and any(_used_after_found(f, ok_calls) for f in cp.forms(v))}
+                    and any(_used_after_found(f, ok_calls, cp) for f in cp.forms(v))}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):
             h = get_app(cp.server).hierarchy
@@ -113,23 +114,63 @@ def score_episode(
     return TaskScore(acc, exec_acc, results, collateral(before, after, results), ungrounded, dump is not None, dump)
 
 
-def _used_after_found(value: str, calls: list[ToolCallEvent]) -> bool:
-    """Whether a successful call passed ``value`` after an earlier call's output showed it."""
+def _used_after_found(value: str, calls: list[ToolCallEvent], cp: SearchCheckpoint | None = None) -> bool:
+    """Whether a successful call passed ``value`` after an earlier call's output showed it; for a checkpoint with
+    ``about``, passed beside what it is about (a score beside its story in the digest written), and with
+    ``whole_word``, as a word of its own."""
     found = False
     for call in calls:
-        if found and call.arguments and appears_in(value, json.dumps(call.arguments, ensure_ascii=False)):
+        if found and call.arguments and _passes(value, call.arguments, cp):
             return True
         found = found or appears_in(value, call.result)
     return False
 
 
+def stated_about(answer: str, names: list[str], others: list[str]) -> str:
+    """The parts of ``answer`` about one of ``names`` where siblings (``others``) are named too. A mention's line
+    (or semicolon-part) that names no sibling and states figures of its own is its part (a table row in any
+    column order, ``1249 points: A``); otherwise the text after the mention up to the next sibling's is (``A 1249,
+    B 1247`` on one line; a heading and the lines under it)."""
+    text = "\n".join(normalize(line) for line in answer.splitlines())  # normalized line by line: lines kept
+
+    def spans(words: list[str]) -> list[tuple[int, int]]:
+        return [(m.start(), m.end()) for w in words if (n := normalize(w))
+                for m in re.finditer(rf"(?<![^\W_]){re.escape(n)}(?![^\W_])", text)]
+
+    sib = spans(others)
+    parts = []
+    for s, e in spans(names):
+        if any(a <= s and e <= b and (a, b) != (s, e) for a, b in sib):
+            continue  # inside a sibling's longer name
+        lo = max(text.rfind("\n", 0, s), text.rfind(";", 0, s)) + 1
+        hi = min([i for i in (text.find("\n", e), text.find(";", e)) if i >= 0], default=len(text))
+        own = re.sub(r"^\W*\d+[.)]\s", "", text[lo:s] + " " + text[e:hi])  # a list's number is no figure
+        if not any(lo <= a < hi for a, _ in sib) and re.search(r"\d", own):
+            parts.append(text[lo:hi])
+        else:
+            parts.append(text[e:min([a for a, _ in sib if a >= e], default=len(text))])
+    return "\n".join(parts)
+
+
+def _passes(value: str, arguments: dict[str, Any], cp: SearchCheckpoint | None) -> bool:
+    text = json.dumps(arguments, ensure_ascii=False)
+    if cp is None or (cp.about is None and not cp.whole_word):
+        return appears_in(value, text)
+    strings = "\n".join(str(v) for v in arguments.values() if isinstance(v, str | int | float))
+    said = strings if cp.about is None else stated_about(strings, cp.about.names, cp.about.others)
+    return (appears_as_word if cp.whole_word else appears_in)(value, said)
+
+
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
-    """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``); one
-    with ``beside`` is reported only with what it asks said next to it (:func:`said_beside`)."""
-    in_answer = [v for v in cp.gt_value if any(appears_in(f, answer) for f in cp.forms(v)) and (
+    """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``); with
+    ``about``, reported only beside what it is about; with ``whole_word``, as a word of its own; one with
+    ``beside`` only with what it asks said next to it (:func:`said_beside`)."""
+    said = answer if cp.about is None else stated_about(answer, cp.about.names, cp.about.others)
+    found_in = appears_as_word if cp.whole_word else appears_in
+    in_answer = [v for v in cp.gt_value if any(found_in(f, said) for f in cp.forms(v)) and (
         v not in cp.beside or said_beside(answer, cp.forms(v), cp.beside[v], _rivals(cp, v)))]
     if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
-        ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up, aliases=cp.claim.aliases)
+        ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, **cp.claim.reading())
         if not ok:
             return CheckpointResult(i, cp.type, 0.0, why)
     if len(in_answer) == len(cp.gt_value):

@@ -10,9 +10,18 @@ and uses a comparative or superlative word says which way it puts that entity:
 * ``the biggest is A`` / ``A is the largest`` / ``A wins``: A up; ``A trails``: A down;
 * a negation before the word (``A is not bigger than B``) turns it round.
 
+* a verb of change after the subject (``today's amount fell``, ``A rose``, ``A is down from B``) places the
+  subject as the comparative does; ``... more than B`` with no subject of its own puts B the other way.
+
 The answer claims the winner when it puts the winner the asked way at least once and never puts a rival the
-asked way (nor the winner the other way). An answer with no comparative clause at all ("Oppenheimer — $975M
-vs $773M") is read by its lead: the winner must be the first of the entities it names.
+asked way (nor the winner the other way); of two entities, the rival put the other way puts the winner the
+asked way. An answer with no comparative clause at all ("Oppenheimer — $975M vs $773M") is read by its lead:
+the winner must be the first of the entities it names (unless the claim says its lead is no claim).
+
+A claim may name its ``measure`` (the words of what is compared: ``profit``, ``subscriber``) and the
+``other_measures`` an answer may compare the same entities by in passing (``budget``, ``view``): a clause that
+names another measure and not the asked one is no claim about it ("Interstellar had the bigger budget, yet
+Oppenheimer made more profit"), and in a clause naming both, the comparative nearest the asked measure counts.
 """
 
 from __future__ import annotations
@@ -30,6 +39,16 @@ DOWN = ("less", "lower", "smaller", "fewer", "shorter", "younger", "cheaper", "s
         "trails", "trailed", "underperforms", "underperformed", "least", "lowest", "smallest", "fewest", "worst",
         "cheapest", "shortest", "youngest", "loses", "lower-priced", "less-populated", "weakest", "weaker",
         "trailing", "lags", "lagged", "lagging")
+# verbs of change: they place the subject before them, never an entity after them ("fell since B" is no "B fell")
+RISE = ("rose", "risen", "increased", "gained", "grew", "strengthened", "climbed", "rise", "increase")
+FALL = ("fell", "fallen", "dropped", "decreased", "declined", "weakened", "slipped", "shrank", "drop", "decrease",
+        "decline")
+# what an entity named right after these is: the reference a comparison is made against ("compared with B",
+# "down from B", "vs B", "since B"), never its subject
+_REFERENCE = re.compile(r"\b(?:than|vs\.?|versus|compared (?:with|to)|relative to|against|from|since)\s+"
+                        r"(?:(?:the|that|of|on|in|at)\s+)*$")
+# "up"/"down" compare only before a reference or an amount ("down from B", "up 3%"), not in "set up", "up to"
+_UP_DOWN = re.compile(r"\s+(?:from|by|on|over|versus|vs\b|compared|against|[\d$£€¥₩])")
 _WORD = re.compile(r"[a-z]+(?:-[a-z]+)?")
 _NEGATION = re.compile(r"\b(?:not|never)\b|n't\b")
 # sentences, lines, semicolons, and the halves of "A ..., and/but/while B ...": one comparison each
@@ -44,41 +63,60 @@ class Stance:
     up: bool  # put on top (more, higher, the largest) or at the bottom
 
 
-def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | None = None) -> list[Stance]:
+def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | None = None, *,
+            measure: tuple[str, ...] | list[str] = (),
+            other_measures: tuple[str, ...] | list[str] = ()) -> list[Stance]:
     """Every placing of an entity that a clause of ``answer`` makes (see the module's docstring); an entity is
-    also named by each of its ``aliases`` (a ticker's company, a listing's city)."""
+    also named by each of its ``aliases`` (a ticker's company, a listing's city); ``measure`` and
+    ``other_measures``: the words of the compared quantity and of others (see the module)."""
     names = _names(entities, aliases)
     out: list[Stance] = []
     for clause in (part for c in _CLAUSE.split(_plain(answer)) for part in _comparisons(c)):
         named = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(clause, n))
-        word = next(((m.start(), m.group()) for m in _WORD.finditer(clause) if m.group() in UP + DOWN), None)
-        if not named or word is None:
+        words = [(m.start(), m.group()) for m in _WORD.finditer(clause) if _compares(m, clause)]
+        if not named or not words:
             continue
-        at, comparative = word
-        up = comparative in UP
+        asked, other = _measured(clause, measure), _measured(clause, other_measures)
+        if other and not asked:
+            continue  # a comparison of another measure ("the bigger budget"): no claim about the asked one
+        if other:  # both measures: the comparative nearest the asked one
+            words = [min(words, key=lambda w: min(abs(w[0] - a) for a in asked))]
+        at, comparative = words[0]
+        up = comparative in UP or comparative in RISE or comparative == "up"
         if _NEGATION.search(clause[max(0, at - 12):at]):
             up = not up
-        before = [e for pos, e in named if pos < at]
+        # an entity named as the reference is the reference wherever the clause names it ("compared with B ($5)")
+        ref = {e for pos, e in named if _REFERENCE.search(clause[max(0, pos - 40):pos])}
+        refs = {pos for pos, e in named if e in ref}
+        before = [e for pos, e in named if pos < at and pos not in refs]
         after = [e for pos, e in named if pos > at]
         after_at = [pos for pos, _ in named if pos > at]
         than = clause.find(" than ", at)
         if before:
             subject = before[-1]
             out.append(Stance(subject, up))
-            # "A is bigger than B", "A beats B", "A trails B": what follows goes the other way
-            rest = [e for pos, e in named if pos > (than if than >= 0 else at) and e != subject]
+            # "A is bigger than B", "A beats B", "A trails B", "compared with B, A is ...": B the other way
+            rest = [e for pos, e in named if (pos > (than if than >= 0 else at) or pos in refs) and e != subject]
             out += [Stance(e, not up) for e in rest]
+        elif refs or (than >= 0 and any(pos > than for pos in after_at)):
+            # "(that is) 1,583.75 more than B", "compared with B, the amount has decreased": B the other way
+            out += [Stance(e, not up) for pos, e in named if pos in refs or (than >= 0 and pos > than)]
+        elif comparative in RISE + FALL + ("up", "down"):
+            continue  # a verb of change places its subject only: "fell since B" is not "B fell"
         elif after and _names_it(clause[at + len(comparative):after_at[0]]):
             out.append(Stance(after[0], up))  # "the biggest is A", "highest: A", "best performer was A"
     return out
 
 
 def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = True,
-                  aliases: dict[str, list[str]] | None = None) -> tuple[bool, str]:
+                  aliases: dict[str, list[str]] | None = None, measure: tuple[str, ...] | list[str] = (),
+                  other_measures: tuple[str, ...] | list[str] = (), by_lead: bool = True) -> tuple[bool, str]:
     """(passed, why): whether ``answer`` puts ``winner`` above (``up``) or below (not ``up``: the cheapest, the
-    least) every one of ``rivals``, as the module's docstring reads a claim; ``aliases``: other names of each."""
+    least) every one of ``rivals``, as the module's docstring reads a claim; ``aliases``: other names of each;
+    ``measure``, ``other_measures``: the words of the compared quantity and of others; ``by_lead``: whether an
+    answer that makes no readable comparison is read by the entity it names first."""
     entities = [winner, *rivals]
-    found = stances(answer, entities, aliases)
+    found = stances(answer, entities, aliases, measure=measure, other_measures=other_measures)
     way = "on top" if up else "at the bottom"
     if found:
         wrong = [s.entity for s in found if s.entity != winner and s.up == up]
@@ -88,13 +126,30 @@ def claims_winner(answer: str, winner: str, rivals: list[str], *, up: bool = Tru
             return False, f"the answer puts {winner} the other way"
         if any(s.entity == winner and s.up == up for s in found):
             return True, f"the answer puts {winner} {way}"
+        if len(rivals) == 1 and any(s.entity == rivals[0] for s in found):  # of two, the other one the other way
+            return True, f"the answer puts {rivals[0]} the other way, so {winner} {way}"
     names = _names(entities, aliases)
     firsts = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(_plain(answer), n))
-    if firsts and firsts[0][1] == winner:
-        return True, f"the answer leads with {winner}"
     if not firsts or winner not in {e for _, e in firsts}:
         return False, f"the answer does not name {winner}"
+    if not by_lead:
+        return False, f"the answer does not say which way {winner} compares with {', '.join(rivals)}"
+    if firsts[0][1] == winner:
+        return True, f"the answer leads with {winner}"
     return False, f"the answer leads with {firsts[0][1]}, not {winner}, and claims no order"
+
+
+def _compares(word: re.Match[str], clause: str) -> bool:
+    """Whether a word of ``clause`` is a comparative (or a verb of change, or "up"/"down" before a reference)."""
+    w = word.group()
+    if w in ("up", "down"):
+        return _UP_DOWN.match(clause, word.end()) is not None
+    return w in UP or w in DOWN or w in RISE or w in FALL
+
+
+def _measured(clause: str, words: tuple[str, ...] | list[str]) -> list[int]:
+    """Where ``clause`` names one of ``words`` (at a word's start: "profit" in "profitable")."""
+    return [m.start() for w in words for m in re.finditer(rf"(?<![a-z]){re.escape(w.lower())}", clause)]
 
 
 def _names(entities: list[str], aliases: dict[str, list[str]] | None) -> dict[str, list[str]]:
@@ -110,7 +165,9 @@ def _names_it(gap: str) -> bool:
 
 
 def _plain(text: str) -> str:
-    """The answer lower-cased, without markdown emphasis (``**$5**`` inside a title reads ``$5``)."""
+    """The answer lower-cased, without markdown emphasis (``**$5**`` inside a title reads ``$5``) nor thousands
+    separators (``200,018.75`` reads ``200018.75``)."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # thousands separators: no comma to cut a clause at
     return re.sub(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`)", "", text).lower()
 
 
@@ -119,7 +176,7 @@ def _comparisons(clause: str) -> list[str]:
     NVDA the worst", "Best: MSFT | Worst: NVDA"); a part with no comparative word stays with the one before."""
     groups: list[str] = []
     for part in re.split(r",\s*|\s*\|\s*|\s+and\s+", clause):
-        compares = any(w in UP or w in DOWN for w in _WORD.findall(part))
+        compares = any(w in UP or w in DOWN or w in RISE or w in FALL for w in _WORD.findall(part))
         # "..., (well) ahead of B": a relation to what came before, not a comparison of its own
         relative = re.match(r"(?:(?:well|far|way|just|slightly|comfortably|clearly)\s+)?(?:ahead|behind|above|below|"
                             r"than|over)\b", part) is not None

@@ -11,6 +11,8 @@ text when
   (``31.2 million``), units and currency signs around the text's number do not matter, and digits inside a
   date, a time or a version are no number of their own (``23.5万`` is 235,000: 万 and 亿 are scale words too); or
   the text holds the value as written, not inside a longer number (``518`` in ``天目山路518号``);
+* a number in scientific notation (``2.55e-08``, ``2.55 × 10⁻⁸``) is that number written out, in the value and
+  in the text;
 * it is a date (``2026-03-09``): the text holds it, or writes it out (``March 9, 2026``, ``9 Mar 2026``);
 * it is a clock time (``00:00``): the text holds it as a time, on the 24-hour or 12-hour clock (``12:00 AM``),
   the start of a range included (``1-5pm`` holds ``13:00``);
@@ -76,6 +78,14 @@ def appears_in(value: Any, text: str) -> bool:
     if not needle and str(value).strip():  # the markup itself is what is asked for (``**``: a bold title)
         return str(value).strip() in decoded(text)
     return mentioned(needle, _normalized(text))
+
+
+def appears_as_word(value: Any, text: str) -> bool:
+    """:func:`appears_in`, and the value stands as a word of its own there: ``MIT`` in ``MIT-licensed`` or
+    ``(MIT)``, not in ``commits``."""
+    needle = normalize(value)
+    return appears_in(value, text) and re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])",
+                                                 _normalized(text)) is not None
 
 
 @lru_cache(maxsize=512)
@@ -248,10 +258,29 @@ def _digits_in(needle: str, hay: str) -> bool:
     return re.search(rf"(?<![\d.])(?<!\d\.){re.escape(needle)}(?!\d|\.\d)", hay) is not None
 
 
+# a number in scientific notation: 2.55e-08, 2.55 × 10^-8, 2.55×10⁻⁸ (NFKC: 10−8), 2.55 x 10^(-8), 2.55·10⁻⁸
+_SCI = re.compile(r"(?<![\w.])(?P<int>\d+)(?:\.(?P<dec>\d+))?(?:e(?=[-+−]|\d+(?![\w.]))"
+                  r"|\s?(?:×|x|\*|·)\s?10(?:\^(?=\(?[-+−]?\d)|(?=[-−]\d)))"
+                  r"\(?(?P<sign>[-+−]?)(?P<exp>\d{1,3})\)?(?![\w.])")
+
+
+@lru_cache(maxsize=512)
+def decimal_notation(text: str) -> str:
+    """``text`` with its numbers in scientific notation written out (``2.55e-08`` -> ``0.0000000255``), to the
+    precision their mantissa is stated with, so they compare as numbers."""
+    def repl(m: re.Match[str]) -> str:
+        exp = int(m["exp"]) * (-1 if m["sign"] in ("-", "−") else 1)
+        mantissa = f"{m['int']}.{m['dec']}" if m["dec"] else m["int"]
+        places = max(0, len(m["dec"] or "") - exp)
+        return f"{float(mantissa) * 10.0 ** exp:.{places}f}"
+    return _SCI.sub(repl, text) if ("e" in text or "10" in text) else text
+
+
 def mentioned(needle: str, hay: str) -> bool:
     """Whether the normalized text ``hay`` holds the normalized value ``needle`` (see the module)."""
     if not needle:
         return False
+    needle, hay = decimal_notation(needle), decimal_notation(hay)
     number = quantity(needle)
     if number is not None:
         return any(agrees(number, s) for s in stated_numbers(hay)) or _digits_in(needle, hay)

@@ -76,6 +76,31 @@ class Claim(BaseModel):
     aliases: dict[str, list[str]] = Field(
         default_factory=dict, description="other names an answer may call an entity by (AAPL: Apple; a listing: "
                                           "its city)")
+    measure: list[str] = Field(
+        default_factory=list, description="words naming the compared quantity (profit, subscriber): with "
+                                          "other_measures, a clause comparing another quantity is no claim")
+    other_measures: list[str] = Field(
+        default_factory=list, description="words naming quantities an answer may compare the same entities by in "
+                                          "passing (budget, view): a clause naming one and not the measure is "
+                                          "no claim about the measure")
+    by_lead: bool = Field(
+        default=True, description="whether an answer that makes no readable comparison is read by the entity it "
+                                  "names first (False where that entity leads any answer, as today's amount does)")
+
+    def reading(self) -> dict[str, Any]:
+        """The keyword arguments of :func:`mcp_persona.scoring.claims.claims_winner` this claim sets."""
+        return {"up": self.up, "aliases": self.aliases, "measure": self.measure,
+                "other_measures": self.other_measures, "by_lead": self.by_lead}
+
+
+class About(BaseModel):
+    """What a checkpoint's values are about, where an answer states several of a kind (each story's score, each
+    city's air quality): the values must be stated beside one of ``names``
+    (:func:`mcp_persona.scoring.checkpoints.stated_about`)."""
+
+    model_config = _STRICT
+    names: list[str] = Field(min_length=1, description="the names of what the values are about")
+    others: list[str] = Field(default_factory=list, description="the names of its siblings (the other stories)")
 
 
 class SearchCheckpoint(_CheckpointBase):
@@ -111,6 +136,13 @@ class SearchCheckpoint(_CheckpointBase):
         default_factory=list,
         description="other names a stretch of a ``beside`` value never reaches past (the other attendees, when "
                     "only one is asked about): 'A accepted, B has not' says nothing of A not having answered")
+    about: About | None = Field(
+        default=None, description="the GT values are stated beside this name, not anywhere in the answer: a "
+                                  "score beside its story's title, an AQI beside its city (``beside`` instead "
+                                  "binds what is said to each value)")
+    whole_word: bool = Field(
+        default=False, description="each GT value stands as a word of its own in the answer (MIT, not the 'mit' "
+                                   "of 'commits')")
 
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""

@@ -217,8 +217,8 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
         if isinstance(cp, SearchCheckpoint):
             stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
             missing = [v for v, forms in stated.items() if not forms]
-            claimed = claims_winner(answer, cp.claim.winner, cp.claim.rivals, up=cp.claim.up,
-                                    aliases=cp.claim.aliases) if cp.claim else None
+            claimed = claims_winner(answer, cp.claim.winner, cp.claim.rivals,
+                                    **cp.claim.reading()) if cp.claim else None
             if claimed is not None and not claimed[0]:
                 out.append({"kind": "answer", "summary": cp.summary, "passed": False, "why": claimed[1],
                             "ungrounded": []})
