@@ -227,16 +227,41 @@ def dice_roll(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
     return {"rolls": rolls, "kept": kept, "modifier": args["modifier"], "total": sum(kept) + args["modifier"]}
 
 
+_EDITION = re.compile(r"(\d+(?:\.\d+)?)\s*(?:e\b|ed\b|(?:st|nd|rd|th)?\s*edition\b)", re.IGNORECASE)
+
+
+def _edition(text: str) -> str:
+    """A rules edition as the rules engine reads it: ``"D&D 5e"``, ``"5E"``, ``"5th edition"`` are ``"5e"``;
+    ``"3.5e"`` stays ``"3.5e"``; text naming no numbered edition is kept as written."""
+    m = _EDITION.search(text)
+    return f"{m.group(1)}e" if m else text
+
+
+_CANONICAL: dict[str, Callable[[str], str]] = {"edition": _edition}
+
+
 @register
 def guidance(env: AppEnv, args: Args, refs: Refs) -> dict[str, Any]:
-    """Advice entries whose keywords occur in the request, best first; a plan id for follow-ups."""
+    """Advice entries whose keywords occur in the request, best first; a plan id for follow-ups.
+
+    The reply is about the advice it gives, not the words of the request: the plan id is derived from the
+    advice entries (the same advice, the same plan), a free-text argument (a question, a situation: the tool's
+    ``free_text`` parameters) is answered by what it matches and not echoed, and the other arguments (settings
+    such as a schedule or an edition) are echoed as the engine reads them (``"D&D 5e"`` as ``"5e"``)."""
     words = _words(" ".join(str(v) for v in args.values()))
     scored = [(len(words & set(g["keywords"])), g) for g in _table(env, "guides")]
     hits = [g for n, g in sorted(scored, key=lambda x: -x[0]) if n > 0][:4]
     if not hits:
         raise ToolFailure("no guidance matches this request; name the technologies or topic", kind="not_found")
-    return {"plan_id": f"PLAN-{_stable(sorted(args.items())) % 10**6:06d}", "request": args,
-            "recommendations": [{"topic": g["topic"], "advice": g["advice"]} for g in hits]}
+    tool = refs.get("__tool__")
+    free = {n for n, p in tool.params.items() if p.free_text} if tool is not None else set()
+    request = {k: _CANONICAL[k](v) if k in _CANONICAL and isinstance(v, str) else v
+               for k, v in args.items() if k not in free}
+    topics = [g["topic"] for g in hits]
+    out: dict[str, Any] = {"plan_id": f"PLAN-{_stable(tuple(topics)) % 10**6:06d}"}
+    if request:
+        out["request"] = request
+    return out | {"recommendations": [{"topic": g["topic"], "advice": g["advice"]} for g in hits]}
 
 
 # -- home and money ------------------------------------------------------------------------------------

@@ -73,6 +73,8 @@ def _annotation(p: ParamSpec) -> Any:
         constraints["le"] = p.maximum
     if p.type == "string" and p.enum is None:
         constraints["min_length"] = 1
+    if p.unordered:
+        constraints["json_schema_extra"] = {"uniqueItems": True}
     if not p.required:
         return Annotated[base | None, Field(p.default, **constraints)]
     return Annotated[base, Field(**constraints)]
@@ -100,6 +102,40 @@ def _tool_function(tool: ToolDef, spec: LibraryFile) -> Any:
 
 
 # -- the operations ------------------------------------------------------------------------------------
+_FILE_PART = re.compile(r"\.[A-Za-z0-9]{1,5}$")  # a last path part with an extension names a file
+
+
+def resolve_path(value: Any) -> Any:
+    """A path or a URL as a file system or a web server resolves it, for every library server alike:
+    ``./x`` is ``x`` (``./guitar_loop.wav``, ``./src/auth/login.py``); a folder's trailing slash does not count
+    (``jobs/monthly_report/``, ``https://host/``), while a file's is kept, so it is not found, as on a disk
+    (``q1_2026.csv/``: a file is not a folder). Other values (words, several words, an e-mail) are left as they
+    are; a list's strings each resolved."""
+    if isinstance(value, list):
+        return [resolve_path(v) for v in value]
+    if not isinstance(value, str) or "/" not in value or any(c.isspace() for c in value.strip()):
+        return value
+    text = value.strip()
+    while text.startswith("./") and len(text) > 2:
+        text = text[2:]
+    if text.endswith("/") and len(text) > 1 and not text.endswith("://"):
+        bare = text.rstrip("/")
+        _, sep, rest = bare.partition("://")
+        host_only = bool(sep) and "/" not in rest
+        if bare and (host_only or not _FILE_PART.search(bare.rsplit("/", 1)[-1])):
+            text = bare
+    return text
+
+
+def _prepared(tool: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
+    """The arguments as the server takes them: paths resolved (:func:`resolve_path`), a set's items sorted."""
+    out = {k: resolve_path(v) for k, v in args.items()}
+    for name, p in tool.params.items():
+        if p.unordered and isinstance(out.get(name), list):
+            out[name] = sorted(dict.fromkeys(out[name]), key=lambda v: (str(type(v)), v))
+    return out
+
+
 def matches(record: dict[str, Any], field: str, how: str, arg: Any) -> bool:
     value = record.get(field)
     if value is None:
@@ -184,7 +220,18 @@ def _check_bounds(tool: ToolDef, args: dict[str, Any]) -> None:
 _ISO = re.compile(r"^\d{4}-\d{2}(-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?)?$|^\d{2}:\d{2}$")
 
 
+def _asked_only(tool: ToolDef, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """A record as a search for one of several listed values shows it: a list field it matched with ``any``
+    against a list argument shows the asked values it holds ("at which of the given branches")."""
+    out = dict(record)
+    for param, m in tool.match.items():
+        if m.how == "any" and isinstance(args.get(param), list) and isinstance(out.get(m.field), list):
+            out[m.field] = [h for h in out[m.field] if any(same_name(w, h) for w in args[param])]
+    return out
+
+
 def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any]) -> Any:
+    args = _prepared(tool, args)
     _check_bounds(tool, args)
     refs = {p: _one(env, tool, c.table, p, Match(field=c.field), args[p])
             for p, c in tool.checks.items() if p in args}
@@ -196,10 +243,17 @@ def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any])
         if tool.sort:
             key = tool.sort.lstrip("-")
             rows.sort(key=lambda r: (r.get(key) is None, r.get(key) or 0), reverse=tool.sort.startswith("-"))
+        total = len(rows)
         if tool.limit and tool.limit in args:
             rows = rows[: _count(tool.limit, args[tool.limit])]
+        rows = [_asked_only(tool, args, r) for r in rows]
         shown = [{k: r[k] for k in tool.fields if k in r} if tool.fields else r for r in rows]
         result = {"count": len(shown), "results": shown}
+        if tool.limit:  # as a search API reports it: how many match, of which the first ``limit`` are shown
+            result["total"] = total
+        for param, m in tool.match.items():  # a search over listed values names the values it searched
+            if m.how == "any" and isinstance(args.get(param), list):
+                result[param] = args[param]
     elif tool.op == "get":
         assert tool.table is not None
         (param, m), = tool.match.items()
@@ -226,7 +280,7 @@ def execute(env: AppEnv, tool: ToolDef, spec: LibraryFile, args: dict[str, Any])
         result = env.tree.update(f"{tool.table}[{target[id_field]}]", changes)
     else:
         assert tool.compute is not None
-        return compute.run(tool.compute, env, args, refs)
+        return compute.run(tool.compute, env, args, refs | {"__tool__": tool})
     if tool.compute and tool.op in ("search", "get"):
         result = result | compute.run(tool.compute, env, args, refs | {"__result__": result})
     return result

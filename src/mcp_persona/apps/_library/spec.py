@@ -27,6 +27,18 @@ class ParamSpec(BaseModel):
     enum: list[str] | None = None
     minimum: float | None = None
     maximum: float | None = None
+    unordered: bool = Field(False, description="a list that is a set (domains to monitor): its order does not "
+                            "count, the server takes it sorted, and its schema says uniqueItems")
+    free_text: bool = Field(False, description="free wording (a question, a situation): the server answers what it "
+                            "means (the records it matches), so its reply does not echo the words")
+
+    @model_validator(mode="after")
+    def _kinds(self) -> ParamSpec:
+        if self.unordered and not self.type.endswith("[]"):
+            raise ValueError("only a list parameter can be unordered")
+        if self.free_text and self.type != "string":
+            raise ValueError("only a string parameter can be free text")
+        return self
 
 
 class Match(BaseModel):

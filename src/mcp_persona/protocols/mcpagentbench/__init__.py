@@ -150,8 +150,10 @@ class MCPAgentBenchProtocol(Protocol):
             Check(name="no call beyond the gold chain", score=float(bool(detail.get("efficient"))),
                   why=f"extra: {listed(detail['extra'])}" if detail.get("extra") else "none extra"),
             Check(name="every gold call made (outcome rule)", score=float(bool(detail.get("outcome_finished"))),
-                  why=f"not made: {listed(detail['outcome_missing'])}" if detail.get("outcome_missing")
-                  else "all made"),
+                  why="; ".join(
+                      ([f"not made: {listed(detail['outcome_missing'])}"] if detail.get("outcome_missing") else [])
+                      + ([f"extra: {listed(detail['outcome_extra'])}"] if detail.get("outcome_extra") else []))
+                  or "all made"),
         ]
 
     def short_of_full(self, rules: Score) -> str | None:

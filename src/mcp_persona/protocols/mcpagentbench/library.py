@@ -24,6 +24,12 @@ class LibraryTool:
         return {k: p["default"] for k, p in self.schema.get("properties", {}).items() if "default" in p}
 
     @property
+    def sets(self) -> frozenset[str]:
+        """The list parameters that are sets (``uniqueItems``): their order does not count."""
+        return frozenset(k for k, p in self.schema.get("properties", {}).items()
+                         if any(b.get("uniqueItems") for b in [p, *p.get("anyOf", [])]))
+
+    @property
     def enums(self) -> dict[str, list[Any]]:
         out = {}
         for k, p in self.schema.get("properties", {}).items():

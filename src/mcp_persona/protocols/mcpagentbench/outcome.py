@@ -4,14 +4,19 @@ The argument rule (:func:`.scoring.score_calls`, the paper's metric) asks for th
 normalisation, so ``{"location": "City of Austin"}`` is not ``{"location": "Austin"}`` even where the server
 answers both with Austin's listings. The outcome rule matches an agent's call to a gold call when
 
-* it is the same tool, and the argument rule matches the two calls; or
+* it is the same tool, the argument rule matches the two calls, and the agent's call did not fail where the gold
+  call, on the same state, succeeds (``./guitar_loop.wav`` for ``guitar_loop.wav`` is a match because the servers
+  resolve a path as a disk does; a call the server refused is none, whatever its arguments); or
 * on the state the agent's call saw, the agent's call and the gold call, each run there, end alike: neither
   fails, they change the state in the same way (the entity-level diff of :mod:`mcp_persona.context_tree.diff`,
   normalised), and, when neither changes anything (a read), their replies carry the same facts (below); or
 * (reads only) one agent call stands for several gold calls of its tool: its reply carries exactly the facts
   of theirs together (``get_time(["Asia/Tokyo", "Europe/London"])`` for one call per zone, where the tool takes
   a list); or several agent calls of the gold call's tool stand for one: their replies together carry exactly
-  its facts (one call per zone for one call with both).
+  its facts (one call per zone for one call with both); or
+* (writes of a tool with a set parameter, ``uniqueItems``: the domains to monitor) several agent calls of the
+  gold call's tool stand for one: the records they create together are the record it creates (merged as replies
+  are, the ids the server gives them aside): one ``add_site`` per domain for one with both.
 
 Two replies carry the same facts when, after the argument rule's normalisation (:func:`.scoring.normalize_value`
 over the parsed JSON: case, spacing, number forms), they have the same structure and values, except that a
@@ -21,7 +26,9 @@ that answers ``"assumptions": {"location": "City of Boston"}`` for ``location="C
 the gold ``location="Boston"`` gives the same facts, while ``location="Denver"`` (another place, even with
 the same answer) or ``"Asia/Seoul"`` for ``"Asia/Tokyo"`` (another zone, even at the same offset) does not.
 Where one call stands for several or several for one, their replies are merged (objects key by key, lists
-joined, any other value the same in all) and lists compared as multisets: every fact once, in any order.
+joined, any other value the same in all) and lists compared as multisets: every fact once, in any order; a
+count that only says how long a list beside it is (``"count": 1`` next to one result) is left out there, since
+the items themselves are compared (a split lookup's replies count 1 and 0, the one call's 1).
 
 "The state the agent's call saw" is rebuilt, not guessed: the agent's calls are replayed in their order on a
 fresh environment over the same pool and seed (so it reaches the states the episode went through), the
@@ -38,9 +45,10 @@ then defined as under the argument rule (every call matched, nothing extra; the 
 that stands for several gold calls but returns more than they do is extra; a gold call split over several
 calls is finished but not efficiently.
 
-Limits, by design: an id a tool derives from its arguments (a plan id, a new record's id) shows the agent's
-own wording, so a rewording the argument rule does not accept ends differently there; a write is judged by
-what it leaves in the state, not by its reply, and stands for one gold call only.
+Limits, by design: a new record's id, which a tool derives from the record, shows what the agent stored, so a
+record stored in other words the servers do not read alike ends differently (an advice tool's plan id is
+derived from the advice it gives, not from the request's words); a write is judged by what it leaves in the
+state, not by its reply, and stands for one gold call only.
 """
 
 from __future__ import annotations
@@ -54,6 +62,7 @@ from mcp_persona.agents.reference import GoldReplayError, resolve_refs
 from mcp_persona.apps._normalize import same_name
 from mcp_persona.context_tree import leaves
 from mcp_persona.context_tree.diff import diff_states
+from mcp_persona.protocols.mcpagentbench.library import library
 from mcp_persona.protocols.mcpagentbench.scoring import call_key, normalize_value, same_turns
 from mcp_persona.tasks import GoldCall, Task
 from mcp_persona.trajectory import ToolCallEvent
@@ -67,6 +76,7 @@ ARGUMENTS, REPLY, STATE = "arguments", "reply", "state change"
 ECHOED = "reply, echoed arguments aside"  # the same facts, an argument's echo in the agent's own words
 COVERED = "reply, one call for several"  # one agent call whose reply carries this and other gold calls' facts
 SPLIT = "reply, several calls for one"  # agent calls whose replies together carry this gold call's facts
+SPLIT_WRITES = "state change, several calls for one"  # agent writes whose records together are this call's record
 
 Echoes = Mapping[str, tuple[Any, ...]]  # a call's arguments: each key's normalised scalar values
 
@@ -135,6 +145,18 @@ class Facts:
 _UNMERGEABLE = object()
 
 
+def facts_only(reply: Any) -> Any:
+    """A reply without the counts that only say how long a list beside them is (``{"count": 2, "results": [a,
+    b]}`` is ``{"results": [a, b]}``): what a merge of several replies compares, the items themselves."""
+    if isinstance(reply, list):
+        return [facts_only(r) for r in reply]
+    if not isinstance(reply, dict):
+        return reply
+    lengths = {len(v) for v in reply.values() if isinstance(v, list)}
+    return {k: facts_only(v) for k, v in reply.items()
+            if not (isinstance(v, int) and not isinstance(v, bool) and v in lengths)}
+
+
 def merged(replies: Sequence[Any]) -> Any:
     """Several normalised replies as one: objects of the same keys merged key by key, lists joined, any other
     value kept when it is the same in all (else ``_UNMERGEABLE``)."""
@@ -162,6 +184,12 @@ class Ending:
     reply: Any
     changes: list[Any]
     echoes: Echoes
+    created: tuple[tuple[str, Any], ...] = ()  # (entity type, record without its id) of each create, normalised
+
+    @property
+    def creates_only(self) -> bool:
+        """It succeeded and only created records."""
+        return not self.failed and bool(self.changes) and len(self.created) == len(self.changes)
 
     @property
     def read(self) -> bool:
@@ -201,9 +229,13 @@ async def _run(env: Environment, server: str, tool: str, args: dict[str, Any], r
     app = env.apps[server]
     before = app.tree.snapshot()
     event = await env.call(server, tool, args, round=rnd, call_id=call_id)
-    changes = diff_states(app.app.hierarchy, before, app.tree.data)
+    h = app.app.hierarchy
+    changes = diff_states(h, before, app.tree.data)
+    created = tuple((c.entity_type, normalize_value({k: v for k, v in (c.after or {}).items()
+                                                     if k != getattr(h.entities.get(c.entity_type), "id_field", None)}))
+                    for c in changes if c.op == "create")
     return event, Ending(event.is_error, normalize_reply(event.result), [normalize_value(c.to_dict()) for c in changes],
-                         echoes_of(args))
+                         echoes_of(args), created)
 
 
 async def _replay(env: Environment, calls: Sequence[ToolCallEvent]) -> tuple[list[Replayed | None], list[int]]:
@@ -249,9 +281,9 @@ async def _covering(env: Environment, gold: GoldCall, args: dict[str, Any], cand
         if not ending.read:
             continue
         golds = [*covering.get(i, []), ending]
-        together = merged([g.reply for g in golds])
+        together = merged([facts_only(g.reply) for g in golds])
         if together is not _UNMERGEABLE and Facts(mine.ending.echoes, joined(*(g.echoes for g in golds))).same(
-                mine.ending.reply, together, ordered=False, within=True):
+                facts_only(mine.ending.reply), together, ordered=False, within=True):
             covering[i] = golds
             return i, event
     return None
@@ -259,9 +291,9 @@ async def _covering(env: Environment, gold: GoldCall, args: dict[str, Any], cand
 
 def covers_exactly(mine: Ending, golds: Sequence[Ending]) -> bool:
     """``mine`` carries the facts of ``golds`` together and nothing more."""
-    together = merged([g.reply for g in golds])
+    together = merged([facts_only(g.reply) for g in golds])
     return together is not _UNMERGEABLE and Facts(mine.echoes, joined(*(g.echoes for g in golds))).same(
-        mine.reply, together, ordered=False)
+        facts_only(mine.reply), together, ordered=False)
 
 
 async def _split(env: Environment, gold: GoldCall, args: dict[str, Any],
@@ -276,13 +308,62 @@ async def _split(env: Environment, gold: GoldCall, args: dict[str, Any],
     parts: list[tuple[int, Ending]] = []
     for i, mine in candidates:
         trial = [*(e for _, e in parts), mine.ending]
-        together = merged([e.reply for e in trial])
+        together = merged([facts_only(e.reply) for e in trial])
         if together is not _UNMERGEABLE and Facts(ending.echoes, joined(*(e.echoes for e in trial))).same(
-                ending.reply, together, ordered=False, within=True):
+                facts_only(ending.reply), together, ordered=False, within=True):
             parts.append((i, mine.ending))
             if len(parts) >= 2 and covers_exactly(ending, [e for _, e in parts]):
                 return [j for j, _ in parts], event
     return None
+
+
+def _records_within(gold: Ending, parts: Sequence[Ending], *, exactly: bool) -> bool:
+    """The records ``parts`` create, merged per entity type, are (within: are part of) the one record of each
+    type ``gold`` creates, ids aside."""
+    kinds = [t for t, _ in gold.created]
+    if len(set(kinds)) != len(kinds):
+        return False
+    wanted = dict(gold.created)
+    mine: dict[str, list[Any]] = {}
+    for part in parts:
+        for t, record in part.created:
+            mine.setdefault(t, []).append(record)
+    if set(mine) - set(wanted) or (exactly and set(mine) != set(wanted)):
+        return False
+    for t, records in mine.items():
+        together = merged(records)
+        if together is _UNMERGEABLE or not Facts({}, {}).same(wanted[t], together, ordered=False, within=not exactly):
+            return False
+    return True
+
+
+async def _split_writes(env: Environment, gold: GoldCall, args: dict[str, Any],
+                        candidates: list[tuple[int, Replayed]]) -> tuple[list[int], ToolCallEvent] | None:
+    """Two or more writes among ``candidates`` (in order) of a tool with a set parameter, which only create
+    records, whose records together are the record ``gold`` creates (run on the state the first of them saw)."""
+    spec = library().get(gold.tool)
+    if len(candidates) < 2 or spec is None or not spec.sets:
+        return None
+    event, ending = await _gold_on(env, gold, args, candidates[0][1])
+    if not ending.creates_only:
+        return None
+    parts: list[tuple[int, Ending]] = []
+    for i, mine in candidates:
+        if not mine.ending.creates_only:
+            continue
+        if _records_within(ending, [*(e for _, e in parts), mine.ending], exactly=False):
+            parts.append((i, mine.ending))
+            if len(parts) >= 2 and _records_within(ending, [e for _, e in parts], exactly=True):
+                return [j for j, _ in parts], event
+    return None
+
+
+async def _failed_where_gold_succeeds(env: Environment, gold: GoldCall, args: dict[str, Any],
+                                      mine: Replayed | None) -> bool:
+    if mine is None or not mine.ending.failed:
+        return False
+    _, ending = await _gold_on(env, gold, args, mine)
+    return not ending.failed
 
 
 async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCallEvent],
@@ -310,7 +391,12 @@ async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCall
                 mine = [(i, r) for i, c in enumerate(calls)
                         if c.tool == gold.tool and (r := replayed[i]) is not None and r.server == gold.server]
                 free = [i for i, c in enumerate(calls) if i not in used and c.tool == gold.tool]
-                hit, via = next(((i, ARGUMENTS) for i in free if keys[i] == want), (None, None))
+                hit, via = None, None
+                for i in free:
+                    if keys[i] == want and not await _failed_where_gold_succeeds(env, gold, env.gold_arguments(args),
+                                                                                 replayed[i]):
+                        hit, via = i, ARGUMENTS
+                        break
                 if hit is None:
                     hit, via = await _ending_alike(env, gold, env.gold_arguments(args),
                                                    [(i, r) for i, r in mine if i not in used])
@@ -324,6 +410,10 @@ async def score_outcome(protocol: Protocol, task: Task, calls: Sequence[ToolCall
                 if not hits and (parts := await _split(env, gold, env.gold_arguments(args),
                                                        [(i, r) for i, r in reads if i not in used])):
                     (hits, event), via = parts, SPLIT
+                    split = True
+                if not hits and (parts := await _split_writes(env, gold, env.gold_arguments(args),
+                                                              [(i, r) for i, r in mine if i not in used])):
+                    (hits, event), via = parts, SPLIT_WRITES
                     split = True
                 if not hits or event is None:
                     missing.append(f"{gold.tool} {want[1]}")

@@ -2,8 +2,9 @@
 
 **Finished**: the agent's calls, as a multiset, equal the gold calls: same tool names and arguments,
 compared after :func:`normalize_arguments`. Every call counts, so a repeated or an extra call (even a
-failed one) means not finished. A gold argument ``{"$ref": "S.C:path"}`` takes its value from the
-agent's own result of the call that matched gold call (S, C).
+failed one) means not finished, and a call that failed (the server refused it: a file not found, a bad
+value) stands for no gold call, whatever its arguments: the gold calls succeed. A gold argument
+``{"$ref": "S.C:path"}`` takes its value from the agent's own result of the call that matched gold call (S, C).
 
 **Efficiently finished**: finished, and the agent's assistant turns are the gold steps: the calls of
 one gold step in one turn (parallel), the steps in order, one turn per step.
@@ -15,7 +16,9 @@ dropped (a prompt or a comment typed with or without its final period is the sam
 and the number are equal (``"3"`` = ``3`` = ``3.0``); a list of numbers in a string is spaced one way
 (``"0, 45, 0"`` = ``"0,45,0"``); a path or a URL's trailing slash does not count (``"charts/"`` = ``"charts"``);
 in prose, articles, plurals and a number hyphenated to its unit do not count, nor a region after a place
-(:func:`_words`); lists keep their order; objects compare by keys.
+and a number word is its number (``"six weeks"`` = ``"6 weeks"``, ``"two researchers"`` = ``"2 researchers"``)
+(:func:`_words`); lists keep their order, but for a parameter whose schema says ``uniqueItems`` (a set: the
+domains to monitor, the branches to check), which is sorted; objects compare by keys.
 
 TFS / TEFS weight each task by its number of gold calls. ``tfs_paper`` / ``tefs_paper`` are the peer
 code's rules (:func:`peer_tfs`, :func:`peer_tefs`), with its list of tools compared by name only
@@ -58,6 +61,10 @@ _NUMBER_LIST = re.compile(r"^[\[(]?\s*[-+]?\d+(?:\.\d+)?(?:\s*[,; ]\s*[-+]?\d+(?
 _NUMBER_UNIT = re.compile(r"\b(\d+)-(?=[^\W\d_])")  # "3-year": a number hyphenated to its unit
 _PROSE = re.compile(r"^[^\W_][\w\s,.'’&%-]*$")  # words, not code or a query (no = * ( { ; : / ...)
 _ARTICLES = frozenset({"a", "an", "the"})
+_NUMBER_WORDS = {w: str(i) for i, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))} | {
+    "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "hundred": "100", "dozen": "12"}
 
 
 def _number_list(text: str) -> str | None:
@@ -69,15 +76,15 @@ def _number_list(text: str) -> str | None:
 
 def _words(text: str) -> str:
     """Prose as one spelling: articles dropped (``"a poster for the webinar"`` = ``"poster for webinar"``), a
-    number and its unit unhyphenated and singular (``"3-year"`` = ``"3 years"``), every word singular
-    (``"reports"`` = ``"report"``), a place's trailing region or country dropped (``"Seattle, WA"`` =
-    ``"Seattle"``). Any other word, and the words' order, still counts: ``"click cancel"`` is not
-    ``"click checkout"``, ``"5 years"`` not ``"3 years"``."""
+    number and its unit unhyphenated and singular (``"3-year"`` = ``"3 years"``), a number word its number
+    (``"six weeks"`` = ``"6 weeks"``), every word singular (``"reports"`` = ``"report"``), a place's trailing
+    region or country dropped (``"Seattle, WA"`` = ``"Seattle"``). Any other word, and the words' order, still
+    counts: ``"click cancel"`` is not ``"click checkout"``, ``"5 years"`` not ``"3 years"``."""
     head, comma, tail = text.rpartition(",")
     if comma and head.strip() and is_region(tail):
         text = head
     text = _NUMBER_UNIT.sub(r"\1 ", text)
-    words = [w for w in text.split() if w not in _ARTICLES]
+    words = [_NUMBER_WORDS.get(w, w) for w in text.split() if w not in _ARTICLES]
     return " ".join(stem(w) if w.isalpha() else w for w in words) or text
 
 
@@ -113,9 +120,12 @@ def normalize_arguments(tool: str, arguments: dict[str, Any] | None) -> str:
         return UNPARSED
     spec = library().get(tool)
     defaults = {k: normalize_value(v) for k, v in (spec.defaults if spec else {}).items()}
+    sets = spec.sets if spec else frozenset()
     kept = {}
     for key, value in arguments.items():
         norm = normalize_value(value)
+        if key in sets and isinstance(norm, list):
+            norm = [v for _, v in sorted({json.dumps(v, sort_keys=True): v for v in norm}.items())]
         if norm is None or (key in defaults and defaults[key] == norm):
             continue
         kept[key] = norm
@@ -141,7 +151,7 @@ def score_calls(task: Task, calls: Sequence[ToolCallEvent]) -> dict[str, Any]:
                 missing.append(f"{gold.tool} (needs the result of gold call {si}.{ci})")
                 continue
             want = call_key(gold.tool, args)
-            hit = next((i for i, k in enumerate(keys) if i not in used and k == want), None)
+            hit = next((i for i, k in enumerate(keys) if i not in used and k == want and not calls[i].is_error), None)
             if hit is None:
                 missing.append(f"{gold.tool} {want[1]}")
                 continue
