@@ -112,6 +112,11 @@ class SearchCheckpoint(_CheckpointBase):
         description="other names a stretch of a ``beside`` value never reaches past (the other attendees, when "
                     "only one is asked about): 'A accepted, B has not' says nothing of A not having answered")
 
+    wording: Literal["exact", "free"] = Field(
+        "exact", description="'free': a form without digits is also said in other words, by its content words in "
+                             "any inflection and order within a clause and not negated ('a warning out for heavy "
+                             "rain' says 'Heavy Rain Warning'; see mcp_persona.scoring.meaning.says)")
+
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""
         return [value, *self.alternatives.get(value, [])]
