@@ -3,7 +3,8 @@
 Every checkpoint gets a score in {0, 0.5, 1}:
 
 * search (generic / personalized): 1 if every GT value appears in the final answer (one with ``beside``
-  together with what it asks said next to it: "Hannah Koh" with "hasn't responded")
+  together with what it asks said next to it: "Hannah Koh" with "hasn't responded"; with ``wording: free``, a
+  phrase also in other words: "a warning out for heavy rain" for "Heavy Rain Warning")
   or was *used*: passed in the arguments of a successful call after an earlier
   call's output revealed it (an id found, then acted on); 0.5 if some are
   reported, or all were retrieved (in successful tool outputs) but neither
@@ -42,6 +43,7 @@ from mcp_persona.context_tree.path import format_path
 from mcp_persona.scoring.claims import claims_winner, said_beside
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
+from mcp_persona.scoring.meaning import says
 from mcp_persona.scoring.normalize import appears_as_word, appears_in, normalize
 from mcp_persona.tasks import OperateCheckpoint, OtherCheckpoint, SearchCheckpoint, Task, checkpoints_of
 from mcp_persona.trajectory import ToolCallEvent, Trajectory
@@ -163,11 +165,10 @@ def _passes(value: str, arguments: dict[str, Any], cp: SearchCheckpoint | None) 
 
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
     """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``); with
-    ``about``, reported only beside what it is about; with ``whole_word``, as a word of its own; one with
-    ``beside`` only with what it asks said next to it (:func:`said_beside`)."""
+    ``about``, reported only beside what it is about; one with ``beside`` only with what it asks said next to it
+    (:func:`said_beside`)."""
     said = answer if cp.about is None else stated_about(answer, cp.about.names, cp.about.others)
-    found_in = appears_as_word if cp.whole_word else appears_in
-    in_answer = [v for v in cp.gt_value if any(found_in(f, said) for f in cp.forms(v)) and (
+    in_answer = [v for v in cp.gt_value if any(_said(cp, f, said) for f in cp.forms(v)) and (
         v not in cp.beside or said_beside(answer, cp.forms(v), cp.beside[v], _rivals(cp, v)))]
     if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
         ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, **cp.claim.reading())
@@ -179,9 +180,17 @@ def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used:
         return CheckpointResult(i, cp.type, 1.0, "GT values reported, or found and then used in a later call")
     if in_answer:
         return CheckpointResult(i, cp.type, 0.5, f"{len(in_answer)}/{len(cp.gt_value)} GT values in the final answer")
-    if all(any(appears_in(f, o) for f in cp.forms(v) for o in outputs) for v in cp.gt_value):
+    if all(any(_said(cp, f, o) for f in cp.forms(v) for o in outputs) for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 0.5, "GT values retrieved by tools but not reported")
     return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
+
+
+def _said(cp: SearchCheckpoint, form: str, text: str) -> bool:
+    """Whether ``text`` holds ``form``: as written (``whole_word``: as a word of its own), or (``wording: free``, a
+    form without digits) said in any words and not negated ("no heavy rain warning today" does not report it)."""
+    if cp.wording == "free" and not any(c.isdigit() for c in form):
+        return says(form, text)
+    return (appears_as_word if cp.whole_word else appears_in)(form, text)
 
 
 def _rivals(cp: SearchCheckpoint, value: str) -> list[str]:

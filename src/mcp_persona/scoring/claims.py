@@ -192,15 +192,18 @@ def _mentions(text: str, entity: str) -> list[re.Match[str]]:
 
 
 # -- what an answer says next to a name ----------------------------------------------------------------------
-# A statement about one thing: a sentence, a line, a part after a semicolon.
-_STATEMENT = re.compile(r"(?<=[.!?。！？])\s+|\n+|;\s*|；")
+# A statement about one thing: a sentence, a line, a part after a semicolon, each side of a contrast ("21 days
+# instead of up to 60 today", "60 proposed vs 21 today": what is said on one side is not said of the other).
+_STATEMENT = re.compile(r"(?<=[.!?。！？])\s+|\n+|;\s*|；|(?i:,?\s+(?:vs\.?|versus|compared (?:with|to)|instead of|"
+                        r"as against|whereas|rather than)\s+)")
 
 
 def said_beside(answer: str, names: list[str], items: list[str | list[str]], others: list[str]) -> bool:
     """Whether ``answer`` says every one of ``items`` (a text, or a list of texts any of which will do) next to
     one of ``names``: within a mention's stretch, the part of its statement (a sentence, a line, a part after a
-    semicolon) between the nearest mentions of ``others`` before and after it. "Flamingo, rated 4; ViT, rated 5"
-    rates Flamingo 4; "Flamingo rated 5 and ViT rated 4" does not (Flamingo's stretch ends where ViT is named),
+    semicolon, one side of "vs" / "instead of" / "compared with") between the nearest mentions of ``others``
+    before and after it. "Flamingo, rated 4; ViT, rated 5" rates Flamingo 4; "Flamingo rated 5 and ViT rated 4"
+    does not (Flamingo's stretch ends where ViT is named),
     nor does "Hannah accepted; Daniel has not responded" say Hannah has not."""
     from mcp_persona.scoring.normalize import appears_in, normalize, quantity
 

@@ -13,10 +13,16 @@ line of a text holds every value, in any order and layout: the facts of one row,
 that say the same thing), ``{"$beside": {"of": "Kenji", "says": ["retrieval", "12"], "apart": ["Elif"]}}``
 (what the text says next to a name, not past another one: :func:`~mcp_persona.scoring.claims.said_beside`;
 a swap "Elif on the 12th, Kenji on the 26th" fails), ``{"$order": ["review Fri 13", "T&Cs", "code freeze"]}``
-(each text appears after the one before it: "right after the readiness review", not appended at the end).
+(each text appears after the one before it: "right after the readiness review", not appended at the end),
+``{"$says": "not requeued"}`` (the text says the phrase by its content words, in any inflection and order within
+a clause, with its polarity: "won't be automatically re-queued" says it, "requeued, no need to resubmit" does
+not: :func:`~mcp_persona.scoring.meaning.says`), ``{"$not": expected}`` (the text does not match ``expected``).
+An object of plain keys matches a dict whose (dotted) fields match each: one alternative of ``$in`` may be a
+whole other form of an entity (a markdown message instead of a text one).
 Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
 emphasis dropped.
-Dotted keys reach into nested fields: ``"start_time.timestamp"``.
+Dotted keys reach into nested fields: ``"start_time.timestamp"``; the key ``"*"`` is the whole entity (with
+``$in`` of its forms: ``{"msgtype": "text", "text.content": ...}`` or the same content as markdown).
 """
 
 from __future__ import annotations
@@ -27,9 +33,11 @@ from typing import Any
 
 from mcp_persona.context_tree import get_field
 from mcp_persona.scoring.claims import said_beside
-from mcp_persona.scoring.normalize import appears_in, normalize
+from mcp_persona.scoring.meaning import says
+from mcp_persona.scoring.normalize import appears_in, decoded, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order",
+             "$says", "$not")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -50,12 +58,18 @@ def value_matches(expected: Any, actual: Any) -> bool:
         if op == "$section":
             return actual is not None and in_section(arg[0], arg[1], str(actual))
         if op == "$beside":
-            return actual is not None and said_beside(str(actual), [arg["of"]], arg["says"], arg.get("apart", []))
+            names = [arg["of"]] if isinstance(arg["of"], str) else arg["of"]
+            return actual is not None and said_beside(str(actual), names, arg["says"], arg.get("apart", []))
+        if op == "$says":
+            return actual is not None and says(str(arg), decoded(str(actual)))
+        if op == "$not":
+            return not value_matches(arg, actual)
         if op == "$order":
             return actual is not None and in_order(arg, str(actual))
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
-        return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
+        return isinstance(actual, dict) and all(
+            value_matches(v, actual[k] if k in actual else get_field(actual, k)) for k, v in expected.items())
     if isinstance(expected, list):
         return isinstance(actual, list) and len(expected) == len(actual) and all(
             value_matches(e, a) for e, a in zip(expected, actual, strict=True))
@@ -145,4 +159,4 @@ def _number(v: Any) -> float | None:
 
 def fields_matched(expect: dict[str, Any], entity: dict[str, Any]) -> int:
     """How many of ``expect``'s (dotted) fields ``entity`` satisfies."""
-    return sum(value_matches(v, get_field(entity, k)) for k, v in expect.items())
+    return sum(value_matches(v, entity if k == "*" else get_field(entity, k)) for k, v in expect.items())

@@ -144,6 +144,11 @@ class SearchCheckpoint(_CheckpointBase):
         default=False, description="each GT value stands as a word of its own in the answer (MIT, not the 'mit' "
                                    "of 'commits')")
 
+    wording: Literal["exact", "free"] = Field(
+        "exact", description="'free': a form without digits is also said in other words, by its content words in "
+                             "any inflection and order within a clause and not negated ('a warning out for heavy "
+                             "rain' says 'Heavy Rain Warning'; see mcp_persona.scoring.meaning.says)")
+
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""
         return [value, *self.alternatives.get(value, [])]
