@@ -1,8 +1,9 @@
 """Write each check's ``asks`` (the request of the instruction it traces to) into a suite's task files.
 
-A check that already names its words is left alone. Otherwise its request is the instruction's only one, or the
-one sharing the most content words with the check (``tasks.requests.likely_request``); a check no request
-decides is listed for a person to trace by hand (``mcp-persona show TASK`` shows the requests). The task files
+A check that already names its words is left alone. Otherwise, where the instruction makes one request, the
+check traces to it and that is written; where it makes several, the request sharing the most words with the
+check (``tasks.requests.likely_request``) is only a guess (about one in five is wrong on the persona suite), so
+the check is listed with that guess for a person to trace by hand (``mcp-persona show TASK``). The task files
 keep their layout (their JSON indent); run it again after regenerating a suite:
 
     python scripts/annotate_asks.py persona            # report only
@@ -43,10 +44,12 @@ def annotate(suite: str, *, write: bool) -> tuple[int, int, list[str]]:
                 if check.asks:
                     kept += 1
                     continue
-                request = likely_request(check, asked)
-                if request is None:
-                    left.append(f"{task.id}: {check.name}: {check.summary}")
+                if len(asked) != 1:
+                    guess = likely_request(check, asked)
+                    left.append(f"{task.id}: {check.name}: {check.summary}"
+                                + (f"\n      likely: {guess}" if guess else ""))
                     continue
+                request = asked[0]
                 field, index = check.where
                 item["spec"][field][index]["asks"] = request
                 traced += 1
@@ -65,7 +68,10 @@ def main() -> None:
     print(f"{args.suite}: {kept} checks already traced, {traced} traced {'now' if args.write else 'if written'}, "
           f"{len(left)} left for a person")
     for line in left:
-        print("  " + line)
+        try:
+            print("  " + line)
+        except BrokenPipeError:  # piped into head
+            break
 
 
 if __name__ == "__main__":
