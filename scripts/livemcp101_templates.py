@@ -187,9 +187,12 @@ def _fact_in_units(title: str, key: str, what: str, src: str, dst: str, question
         value = facts["facts"][key]
         conv = await p.step(("wolfram_alpha", "convert_units", {"value": value, "from_unit": src, "to_unit": dst}))
         shown = cut(conv["result"], 0)
+        # the conversion a careful solver does itself (the factor is common knowledge) is grounded on the fact
+        per = {("m", "ft"): 0.3048, ("km", "mi"): 1.609344}[(src, dst)]
         return {
             "instruction": question,
-            "checkpoints": [found(f"{title}: {key}", value), found(f"the value in {dst}", conv["result"])],
+            "checkpoints": [found(f"{title}: {key}", value),
+                            found(f"the value in {dst}", conv["result"], derived={conv["result"]: f"{value} / {per}"})],
             "answer": f"According to Wikipedia, the {what} of {title} is {value:,} {src}. That is about "
             f"{conv['result']} {dst}.",
             "key_points": [f"{value} {src}", f"{shown} {dst}"],
@@ -539,7 +542,9 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
             f"and in {cur} at today's exchange rate?",
             "checkpoints": [
                 found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt),
-                found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt),
+                # converted by the tool, or by the agent at the rate a tool showed: grounded on the total and rate
+                found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt,
+                      derived={conv["result"]: f"({expr}) * {conv['rate']}"}),
             ],
             "answer": f"At the last close ({infos[0]['asOf']}): {parts}. Total ${total['result']:,} = "
             f"{conv['result']:,} {cur} at {conv['rate']} {cur}/USD.",
@@ -807,7 +812,8 @@ def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid
                 found("the final amount", final["result"], derived={final["result"]: grown}),
                 found("the time to double", months, alternatives={months: [x for x in dict.fromkeys(doubling)
                                                                            if str(x) != months]}),
-                found(f"the final amount in {target}", conv["result"]),
+                found(f"the final amount in {target}", conv["result"],
+                      derived={conv["result"]: f"({grown}) * {conv['rate']}"}),
             ],
             "answer": f"After {years} years: {final['result']} {cur}. It doubles after {months} months "
             f"(about {dbl['stdout'].splitlines()[1].split(': ')[1]} years). In {target} at today's rate "
@@ -857,7 +863,8 @@ def _trip_cost(
                 found("the cheapest flight", f["flight_number"], alternatives={f["flight_number"]: tied}),
                 found("the cheapest stay", s["name"]),
                 found("the combined cost in USD", total["result"], derived={total["result"]: both}),
-                found(f"the combined cost in {cur}", conv["result"]),
+                found(f"the combined cost in {cur}", conv["result"],
+                      derived={conv["result"]: f"({both}) * {conv['rate']}"}),
             ],
             "answer": f"Flight {f['flight_number']} ({f['airline']}, departs {f['departure']}): "
             f'${f["total_price_usd"]} for {adults}. Stay: "{s["name"]}" ${s["price"]["total"]} '
