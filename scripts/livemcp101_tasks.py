@@ -155,11 +155,13 @@ def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_
 
 
 def sheet_cells(
-    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True
+    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True,
+    named: bool = False,
 ) -> dict[str, Any]:
     """Values of named cells (``cells.B7``): a number with decimals as ``$approx`` (any value that rounds to it at
     the decimals it is written with: a formula's unrounded result, or more decimals, is the same figure); a
-    whole number or a text exactly."""
+    whole number or a text exactly. A new sheet's name is checked only when the instruction ``named`` it: any
+    sheet of the workbook will do otherwise ("Sheet1", "Loan comparison")."""
     cp: dict[str, Any] = {
         "type": "operate",
         "summary": f"Sheet '{sheet}' of {book} holds {what}",
@@ -171,7 +173,8 @@ def sheet_cells(
     }
     if new:
         cp |= {"entity": "worksheet", "parent_expect": {"filepath": book}}
-        cp["expect"]["name"] = sheet
+        if named:
+            cp["expect"]["name"] = sheet
     else:
         cp["target"] = f'workbooks["{book}"].worksheets["{sheet}"]'
     return cp

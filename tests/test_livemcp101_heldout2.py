@@ -44,3 +44,33 @@ def test_a_rate_times_the_total_worked_out_by_the_agent_is_grounded(tmp_path: Pa
     assert v["strict"] is True
     v = run("finance_medium_01", "Your portfolio is worth $18,975.30, that's €17,843.84.", calls, tmp_path)
     assert v["strict"] is False
+
+
+def gold_calls(tid: str) -> list[dict[str, Any]]:
+    return [c for r in LIVE[tid].model_dump()["gold"] for c in r["calls"]]
+
+
+def test_an_unnamed_sheet_may_have_any_name(tmp_path: Path) -> None:
+    calls = []
+    for c in gold_calls("math_hard_02"):
+        c = json.loads(json.dumps(c).replace('"Sheet1"', '"Loans"'))
+        calls.append(c)
+        if c["tool"] == "create_workbook":
+            calls.append({"server": "excel", "tool": "rename_worksheet", "arguments": {
+                "filepath": c["arguments"]["filepath"], "old_name": "Sheet1", "new_name": "Loans"}})
+    assert run("math_hard_02", LIVE["math_hard_02"].reference_answer, calls, tmp_path)["strict"] is True
+    wrong = json.loads(json.dumps(calls).replace("=MIN(F2:F4)", "=MAX(F2:F4)"))
+    assert run("math_hard_02", LIVE["math_hard_02"].reference_answer, wrong, tmp_path)["strict"] is False
+
+
+@pytest.mark.parametrize(("total", "ok"), [("7543.21", True), ("7543.22", True), ("7534.21", False)])
+def test_a_total_rounded_before_or_after_summing(tmp_path: Path, total: str, ok: bool) -> None:
+    calls = gold_calls("office_hard_04")
+    for c in calls:
+        if c["tool"] == "write_data_to_excel" and total != "7543.22":  # the gold rounds each month first
+            for r in c["arguments"]["data"][1:]:
+                r[3] = r[1] * r[2]  # a column of formulas: unrounded products
+        if c["tool"] == "write_file":
+            c["arguments"]["content"] = c["arguments"]["content"].replace("7543.22", total)
+    answer = f"Q1 total: S${total} (USD 1836.9, 1631.2, 2069.15 a month)."
+    assert run("office_hard_04", answer, calls, tmp_path)["strict"] is ok
