@@ -92,6 +92,8 @@ def found(
     reading: dict[str, Any] | None = None,
     beside: tuple[list[str], list[str]] | None = None,
     whole_word: bool = False,
+    next_to: dict[Any, list[Any]] | None = None,
+    apart: list[str] | None = None,
 ) -> dict[str, Any]:
     """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
     showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
@@ -100,8 +102,16 @@ def found(
     or at the bottom, not merely name it (mcp_persona.scoring.claims); ``reading``: how the claim is read (its
     ``aliases``, ``measure``, ``other_measures``, ``by_lead``). ``beside``: (names, siblings' names): the values
     are stated beside what they are about (the checkpoint's ``about``); ``whole_word``: each value as a word of
-    its own."""
+    its own. ``next_to``: for a value, what must be said next to it (a text, or a list of texts any of which
+    will do: its date, its unit, "latest"), the checkpoint's per-value ``beside``; ``apart``: other names its
+    stretch never reaches past (the other dates, the other releases). A value with ``next_to`` counts only in
+    the answer, never because a later call used it."""
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
+    if next_to:
+        cp["beside"] = {str(v): [x if isinstance(x, str) else [str(a) for a in x] for x in items]
+                        for v, items in next_to.items()}
+    if apart:
+        cp["apart"] = [str(a) for a in apart]
     if claim:
         cp["claim"] = {"winner": claim[0], "rivals": list(claim[1])} | ({} if claim[2] else {"up": False})
         cp["claim"] |= reading or {}

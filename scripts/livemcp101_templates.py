@@ -160,11 +160,17 @@ def _release_and_commit(owner: str, repo: str, tid: str) -> None:
             ("github", "list_commits", {"owner": owner, "repo": repo, "perPage": 1}),
         )
         c = commits[0]
+        tag = rel[0]["tag_name"]
+        bare = [tag[1:]] if tag.startswith("v") else []
         return {
             "instruction": f"For the GitHub repo {owner}/{repo}: what's the latest release tag, and what was the "
             "most recent commit on the main branch (message and author)?",
             "checkpoints": [
-                found("the latest release tag", rel[0]["tag_name"]),
+                # the latest tag said to be the latest ("latest", "newest", "most recent"), not one of a list of
+                # releases after which another is called the latest; with or without its "v"
+                found("the latest release tag", tag, alternatives={tag: bare},
+                      next_to={tag: [["latest", "newest", "recent", "current", "last", "most"]]},
+                      apart=[f for r in rel[1:] for f in dict.fromkeys([r["tag_name"], r["tag_name"].lstrip("v")])]),
                 found("the latest commit message", c["commit"]["message"]),
                 found("the latest commit's author", c["author"]["login"]),
             ],

@@ -74,3 +74,25 @@ def test_a_total_rounded_before_or_after_summing(tmp_path: Path, total: str, ok:
             c["arguments"]["content"] = c["arguments"]["content"].replace("7543.22", total)
     answer = f"Q1 total: S${total} (USD 1836.9, 1631.2, 2069.15 a month)."
     assert run("office_hard_04", answer, calls, tmp_path)["strict"] is ok
+
+
+@pytest.mark.parametrize(("answer", "ok"), [
+    ("The Boy and the Heron trails Spirited Away in profit by $132.4 million.", True),
+    ("The Boy and the Heron made $244.2M profit, well behind Spirited Away's $376.6M.", True),
+    ("Spirited Away made more profit than The Boy and the Heron.", True),
+    ("Spirited Away trails The Boy and the Heron in profit.", False),
+    ("The Boy and the Heron made more profit than Spirited Away.", False),
+])
+def test_a_name_with_and_in_it_is_one_name(answer: str, ok: bool) -> None:
+    from mcp_persona.scoring.claims import claims_winner
+    assert claims_winner(answer, "Spirited Away", ["The Boy and the Heron"], measure=["profit"])[0] is ok
+
+
+@pytest.mark.parametrize(("answer", "ok"), [
+    ('The latest release tag is 1.8.1. The most recent commit is "Fix typo in README" by octocat.', True),
+    ('Latest release: **v1.8.1**. Most recent commit: "Fix typo in README" (octocat).', True),
+    ('Releases: v1.8.1, v1.7.0, v1.6.4. The latest release is v1.7.0. The most recent commit is "Fix typo in '
+     'README" by octocat.', False),
+])
+def test_the_latest_release_is_the_one_called_latest(answer: str, ok: bool) -> None:
+    assert run("software_easy_01", answer)["strict"] is ok
