@@ -94,6 +94,7 @@ def found(
     whole_word: bool = False,
     next_to: dict[Any, list[Any]] | None = None,
     apart: list[str] | None = None,
+    reported: bool = False,
 ) -> dict[str, Any]:
     """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
     showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
@@ -112,6 +113,8 @@ def found(
                         for v, items in next_to.items()}
     if apart:
         cp["apart"] = [str(a) for a in apart]
+    if reported:  # the user asked to be told: a value used in a later call (converted, written) is not told
+        cp["reported"] = True
     if claim:
         cp["claim"] = {"winner": claim[0], "rivals": list(claim[1])} | ({} if claim[2] else {"up": False})
         cp["claim"] |= reading or {}

@@ -547,7 +547,7 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
             "instruction": f"I hold {held}. What is my portfolio worth at the last closing prices, in US dollars "
             f"and in {cur} at today's exchange rate?",
             "checkpoints": [
-                found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt),
+                found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt, reported=True),
                 # converted by the tool, or by the agent at the rate a tool showed: grounded on the total and rate
                 found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt,
                       derived={conv["result"]: f"({expr}) * {conv['rate']}"}),
@@ -1369,6 +1369,8 @@ def _brief(
     alternatives: dict[str, list[str]] | None = None,
     claim: tuple[str, list[str], bool] | None = None,
     about: list[list[str] | None] | None = None,
+    line_words: dict[str, list[str]] | None = None,
+    derive: Any = None,
 ) -> None:
     """``names``: the words that name each topic (its paragraph must be there, in any wording); ``alternatives``:
     other forms of a figure the question leaves open; ``claim``: the choice the question asks for (who lived
@@ -1409,13 +1411,17 @@ def _brief(
         owner = dict(zip(values, about or [None] * len(values), strict=True))
         # a figure given in several forms (MCP's age: 2, 1 or 1.3) is looked for on its topic's line, where a
         # stray "1" elsewhere in the brief does not count
-        figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts[v]]}]} if owner[v] and alts.get(v) else
+        # ``line_words``: words a figure's line holds in the brief (a bare "12" is in any date: "12 copies" is the ratio)
+        owner |= {v: ws for v, ws in (line_words or {}).items() if not owner.get(v)}
+        figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts.get(v, [])]}]} if owner[v] and (
+                   alts.get(v) or v in (line_words or {})) else
                    {"$in": [{"$contains": f} for f in [v, *alts.get(v, [])]]} for v in asked]
         brief = file_has(path, asked[-1], "a paragraph per topic and the figures")
         brief["expect"]["content"] = {"$all": topics + figures}
-        checkpoints = [found(what, *asked, alternatives=alts, claim=claim)]
+        checkpoints = [found(what, *asked, alternatives=alts, claim=claim, reported=True,
+                             derived=derive(data) if derive else None)]  # asked: told, not filed
         for v in asked:  # a figure of one topic: beside its name, not anywhere ("MCP is 5" is no age of MCP's)
-            if owner[v]:
+            if owner[v] and v not in (line_words or {}):
                 others = [w for ws in owner.values() if ws and ws != owner[v] for w in ws]
                 checkpoints.append(found(f"{what}: the figure of {owner[v][0]}", v,
                                          alternatives={v: alts.get(v, [])}, beside=(owner[v], others)))
@@ -1500,6 +1506,9 @@ _brief(
     "knowledge_hard_05",
     names=[["Fuji"], ["Eiffel"]],
     alternatives={"11.4": ["12"]},  # whole towers: the twelfth is the first to reach the summit
+    # the whole towers needed, worked out from the two heights
+    derive=lambda f: {"12": f"ceil({f['Mount Fuji']['elevation_m']} / {f['Eiffel Tower']['height_m']})"},
+    line_words={"11.4": ["cop", "stack", "times", "×", "ratio", "reach", "take", "need"]},
 )
 
 

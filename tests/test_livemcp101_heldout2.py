@@ -96,3 +96,31 @@ def test_a_name_with_and_in_it_is_one_name(answer: str, ok: bool) -> None:
 ])
 def test_the_latest_release_is_the_one_called_latest(answer: str, ok: bool) -> None:
     assert run("software_easy_01", answer)["strict"] is ok
+
+
+def with_brief(content: str) -> list[dict[str, Any]]:
+    calls = gold_calls("knowledge_hard_05")
+    for c in calls:
+        if c["tool"] == "write_file":
+            c["arguments"]["content"] = content
+    return calls
+
+
+@pytest.mark.parametrize(("answer", "brief", "ok"), [
+    ("It would take about 12 Eiffel Towers to reach the summit; Fuji is 3,446 m taller.",
+     "# Fuji vs Eiffel (2026-03-12)\n\nIt would take about 12 Eiffel Towers stacked to reach the summit; Fuji is "
+     "3,446 m taller.\n", True),
+    # no ratio in the brief: the date's "12" is no ratio
+    ("It would take about 12 Eiffel Towers to reach the summit; Fuji is 3,446 m taller.",
+     "# Fuji vs Eiffel (2026-03-12)\n\nMount Fuji is 3,776 m high. Fuji is 3,446 m taller.\n", False),
+    # a wrong difference in the answer is not made right by the brief's figure
+    ("It would take 11.44 Eiffel Towers; Fuji is 3,466 m taller.",
+     "# Fuji vs Eiffel\n\n11.4 towers are needed to reach the summit; the difference is 3,446 m.\n", False),
+])
+def test_a_figure_asked_for_is_told_and_filed_as_itself(tmp_path: Path, answer: str, brief: str, ok: bool) -> None:
+    assert run("knowledge_hard_05", answer, with_brief(brief), tmp_path)["strict"] is ok
+
+
+def test_a_total_used_in_a_conversion_is_not_told() -> None:
+    assert run("finance_medium_01", "Your portfolio is worth about €17,483.84.")["strict"] is False
+    assert run("finance_medium_01", "Your portfolio is worth $18,975.30, about €17,483.84.")["strict"] is True

@@ -143,6 +143,10 @@ class SearchCheckpoint(_CheckpointBase):
     whole_word: bool = Field(
         default=False, description="each GT value stands as a word of its own in the answer (MIT, not the 'mit' "
                                    "of 'commits')")
+    reported: bool = Field(
+        default=False, description="the instruction asks the agent to tell these values: they count only in the "
+                                   "final answer, never because a later call used them (a total passed to a "
+                                   "conversion, a figure written to a file)")
 
     def forms(self, value: str) -> list[str]:
         """The GT value and the alternatives accepted in its place."""
