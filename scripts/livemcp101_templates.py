@@ -621,6 +621,9 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             ("github", "list_pull_requests", {"owner": owner, "repo": repo, "state": "open"}),
         )
         path = f"{WS}/{repo}-triage.md"
+        others = [i for i in hits["items"] if i["number"] != top["number"]]
+        rivals = [i["title"] for i in others]
+        aliases = {i["title"]: [f"#{i['number']}", f"issue {i['number']}"] for i in [top, *others]}
         pr_lines = "".join(f"- #{x['number']} {x['title']} ({x['user']})\n" for x in prs) or "- none\n"
         text = (
             f"# {owner}/{repo} triage\n\nMost discussed open issue: #{issue['number']} {issue['title']} "
@@ -632,8 +635,13 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             "instruction": f"Which open issue in {owner}/{repo} has the most discussion right now? Note it together "
             f"with the repo's open pull requests in {path} so I can bring it to triage.",
             "checkpoints": [
-                found("the most discussed open issue", issue["title"]),
-                file_line(path, [issue["number"], issue["title"]], "the issue, with its number"),
+                # the pick is what is checked: the answer and the note put this issue first, not another one
+                # they name as its runner-up; named by title or by number
+                found("the most discussed open issue", issue["title"],
+                      claim=(issue["title"], rivals, True), reading={"aliases": aliases}),
+                {**file_has(path, issue["title"], "the issue as the pick"),
+                 "expect": {"path": path, "content": {"$all": [{"$contains": issue["title"]}, {"$claim": {
+                     "winner": issue["title"], "rivals": rivals, "aliases": aliases}}]}}},
                 *[file_has(path, x["title"], f"open pull request #{x['number']}") for x in prs],
             ],
             "answer": f'The most discussed open issue is #{issue["number"]} "{issue["title"]}" '

@@ -124,3 +124,31 @@ def test_a_figure_asked_for_is_told_and_filed_as_itself(tmp_path: Path, answer: 
 def test_a_total_used_in_a_conversion_is_not_told() -> None:
     assert run("finance_medium_01", "Your portfolio is worth about €17,483.84.")["strict"] is False
     assert run("finance_medium_01", "Your portfolio is worth $18,975.30, about €17,483.84.")["strict"] is True
+
+
+def with_note(tid: str, content: str) -> list[dict[str, Any]]:
+    calls = gold_calls(tid)
+    for c in calls:
+        if c["tool"] == "write_file":
+            prs = c["arguments"]["content"].split("Open pull requests:\n")[1]
+            c["arguments"]["content"] = content + "\nOpen pull requests:\n" + prs
+    return calls
+
+
+@pytest.mark.parametrize(("answer", "note", "ok"), [
+    ("**#177** (22 comments, by priya-r)\nDocs: example for async context managers is outdated",
+     "# triage\n\n**#177** (22 comments)\nDocs: example for async context managers is outdated\n", True),
+    ("The most discussed open issue is #174 Support for Python 3.14; next is #177 Docs: example for async context "
+     "managers is outdated.",
+     "# triage\n\nMost discussed: #174 Support for Python 3.14\n\nOther open issues:\n- #177 Docs: example for "
+     "async context managers is outdated\n", False),
+])
+def test_the_issue_picked_is_what_is_checked(tmp_path: Path, answer: str, note: str, ok: bool) -> None:
+    assert run("software_medium_02", answer, with_note("software_medium_02", note), tmp_path)["strict"] is ok
+
+
+def test_a_claim_operator_reads_a_file_as_an_answer() -> None:
+    from mcp_persona.scoring.match import value_matches
+    want = {"$claim": {"winner": "A thing", "rivals": ["B thing"], "aliases": {"A thing": ["#1"]}}}
+    assert value_matches(want, "Most discussed: #1\nthen B thing")
+    assert not value_matches(want, "Most discussed: B thing\nrunner-up: A thing")

@@ -13,7 +13,9 @@ line of a text holds every value, in any order and layout: the facts of one row,
 that say the same thing), ``{"$beside": {"of": "Kenji", "says": ["retrieval", "12"], "apart": ["Elif"]}}``
 (what the text says next to a name, not past another one: :func:`~mcp_persona.scoring.claims.said_beside`;
 a swap "Elif on the 12th, Kenji on the 26th" fails), ``{"$order": ["review Fri 13", "T&Cs", "code freeze"]}``
-(each text appears after the one before it: "right after the readiness review", not appended at the end).
+(each text appears after the one before it: "right after the readiness review", not appended at the end),
+``{"$claim": {"winner": "A", "rivals": ["B"], "aliases": {...}}}`` (the text puts A on top, as an answer's claim
+is read: :func:`~mcp_persona.scoring.claims.claims_winner`; a note naming B as the pick and A as a runner-up fails).
 Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
 emphasis dropped.
 Dotted keys reach into nested fields: ``"start_time.timestamp"``.
@@ -26,10 +28,11 @@ import re
 from typing import Any
 
 from mcp_persona.context_tree import get_field
-from mcp_persona.scoring.claims import said_beside
+from mcp_persona.scoring.claims import claims_winner, said_beside
 from mcp_persona.scoring.normalize import appears_in, normalize
 
-OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order")
+OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order",
+             "$claim")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -53,6 +56,9 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return actual is not None and said_beside(str(actual), [arg["of"]], arg["says"], arg.get("apart", []))
         if op == "$order":
             return actual is not None and in_order(arg, str(actual))
+        if op == "$claim":
+            return actual is not None and claims_winner(str(actual), arg["winner"], arg["rivals"],
+                                                        aliases=arg.get("aliases"), up=arg.get("up", True))[0]
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(value_matches(v, actual.get(k)) for k, v in expected.items())
