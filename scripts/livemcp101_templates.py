@@ -1634,16 +1634,24 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
             f"Ask HN:\n{ask}\n\nAverage score of the top {n}: {avg}\n"
         )
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        # what says a story is the number one: its rank, "top", its title; the others' ranks and titles end it
+        first = ["#1", "no. 1", "number one", "number 1", "top", "first", "1st", "leading", top[0]["title"]]
+        later = [x for k, s in enumerate(top[1:3], 2) for x in (f"#{k}", f"no. {k}", s["title"])]
         return {
             "instruction": f"Write my morning Hacker News digest to {path}: the top three stories with their scores "
             "and first comment, who posted the number one story and their karma, the current Ask "
             f"HN threads, and the average score across the top {n}.",
             "checkpoints": [
                 found("the top three", *[s["title"] for s in top[:3]]),
-                found("the top poster's karma", user["karma"]),
+                # the karma beside its user, and the user said to have posted the number one story (not a poster
+                # of another story named beside it)
+                found("the top poster's karma", user["karma"], next_to={user["karma"]: [user["id"]]}),
                 found("the average score", avg),
-                found("who posted the number one story", user["id"]),
-                *[file_line(path, [s["title"], s["score"]], f"story {k + 1} with its score")
+                found("who posted the number one story", user["id"], next_to={user["id"]: [first]}, apart=later),
+                # a story's score on its line, or under its title's heading ("### 1. Title" / "Score: 1,249")
+                *[{**file_line(path, [s["title"], s["score"]], f"story {k + 1} with its score"),
+                   "expect": {"path": path, "content": {"$in": [{"$line": [s["title"], s["score"]]},
+                                                                {"$section": [s["title"], s["score"]]}]}}}
                   for k, s in enumerate(top[:3])],
                 *[file_has(path, c, "a top story's first comment") for c in dict.fromkeys(
                     " ".join(i["comments"][0]["text"].rstrip(".!?").split()[:5]) for i in infos)],
@@ -1651,8 +1659,14 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
                 {"type": "other", "summary": "the first comment of each of the top three stories read",
                  "server": "hacker_news", "tool": "get_story_info",
                  "expect_calls": [{"story_id": int(s["id"])} for s in top[:3]]},
-                file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
-                *[file_has(path, a["title"], "an Ask HN thread") for a in asks],
+                {**file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
+                 "expect": {"path": path, "content": {"$in": [
+                     {"$beside": {"of": user["id"], "says": [first, str(user["karma"])], "apart": later}},
+                     {"$section": ["poster", user["id"]]}]}}},
+                # an Ask HN thread's title, with or without its "Ask HN:" prefix (under an "Ask HN" heading)
+                *[{**file_has(path, a["title"], "an Ask HN thread"),
+                   "expect": {"path": path, "content": {"$contains": re.sub(r"^Ask HN:\s*", "", a["title"])}}}
+                  for a in asks],
                 file_has(path, f"{avg}", "the average score"),
             ],
             "answer": "Top stories: "

@@ -152,3 +152,50 @@ def test_a_claim_operator_reads_a_file_as_an_answer() -> None:
     want = {"$claim": {"winner": "A thing", "rivals": ["B thing"], "aliases": {"A thing": ["#1"]}}}
     assert value_matches(want, "Most discussed: #1\nthen B thing")
     assert not value_matches(want, "Most discussed: B thing\nrunner-up: A thing")
+
+
+HEADINGS = """# Hacker News digest 2026-03-10
+
+### 1. The hidden cost of microservices
+Score: 1,249 points
+First comment: Great write-up, thanks for sharing.
+
+### 2. Postgres 18 released
+Score: 1,247 points
+First comment: Great write-up, thanks for sharing.
+
+### 3. The Model Context Protocol, one year later
+Score: 1,227 points
+First comment: Great write-up, thanks for sharing.
+
+## Poster
+#1 was posted by {poster}
+
+## Ask HN
+- Best resources to learn Rust in 2026?
+- How do you evaluate LLM agents in production?
+
+Average score of the top 8: 1138.5
+"""
+
+
+def with_digest(content: str) -> list[dict[str, Any]]:
+    calls = gold_calls("news_hard_03")
+    for c in calls:
+        if c["tool"] == "write_file":
+            c["arguments"]["content"] = content
+    return calls
+
+
+@pytest.mark.parametrize(("answer", "poster", "ok"), [
+    ("Top 3: The hidden cost of microservices (1,249), Postgres 18 released (1,247), The Model Context Protocol, "
+     "one year later (1,227). #1 was posted by rustacean42 (85,391 karma). Average score 1138.5.",
+     "rustacean42 (85,391 karma)", True),
+    ("Top 3: The hidden cost of microservices (1,249), Postgres 18 released (1,247), The Model Context Protocol, "
+     "one year later (1,227). #1 was posted by dang_it; rustacean42 (85391 karma) posted #3. Average score 1138.5.",
+     "dang_it; rustacean42 (85391 karma) posted #3", False),
+])
+def test_a_digest_under_headings_and_the_poster_of_the_first_story(
+        tmp_path: Path, answer: str, poster: str, ok: bool) -> None:
+    calls = with_digest(HEADINGS.replace("{poster}", poster))
+    assert run("news_hard_03", answer, calls, tmp_path)["strict"] is ok
