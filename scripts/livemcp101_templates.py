@@ -1301,6 +1301,18 @@ _repo_health(["pola-rs/polars", "huggingface/transformers", "denoland/deno"], "s
 _repo_health(["psf/requests", "tiangolo/fastapi", "pola-rs/polars"], "software_hard_05")
 
 
+END = ["end", "finish", "wrap", "over", "done", "until", "till", "→", "–"]
+LEAD = ["lead", "star", "top-billed", "top billed", "main", "protagonist", "plays", "headline", "first-billed"]
+
+
+def clock(hhmm: str) -> list[str]:
+    """A 24-hour time as a reader may also write it: without its leading zero, on the 12-hour clock."""
+    h, m = int(hhmm[:2]), hhmm[3:]
+    twelve = f"{h % 12 or 12}:{m}"
+    half = "am" if h < 12 else "pm"
+    return list(dict.fromkeys(x for x in [f"{h}:{m}", f"{twelve} {half}", f"{twelve}{half}"] if x != hhmm))
+
+
 def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: str, tid: str) -> None:
     @task(tid, "leisure_entertainment", "hard", tz=zone)
     async def t(p: Plan) -> dict[str, Any]:
@@ -1329,6 +1341,7 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
         )
         lead = credits["cast"][0]["name"]
         friend_at = conv["target"]["datetime"][11:16]
+        end = ends[11:]
         text = (
             f"# {genre} marathon\n\n{lines}\n\nStarts {start}, ends {ends} ({total} min with 15-min breaks).\n"
             f"{friend_city} joins at {conv['target']['datetime'][11:16]} their time.\n"
@@ -1342,16 +1355,23 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
             f"what time is the start for my friend in {friend_city}? Write the plan to {path}.",
             "checkpoints": [
                 found("the three films", *[d["title"] for d in details]),
-                found("the end time", ends[11:]),
-                found("the first film's lead", lead),
+                # each time beside what it is (the end, the friend's start), in any clock; the lead said to lead
+                found("the end time", end, alternatives={end: clock(end)}, next_to={end: [END]},
+                      apart=[friend_city, "friend", "join"]),
+                found("the first film's lead", lead, next_to={lead: [LEAD]},
+                      apart=[c["name"] for c in credits["cast"][1:6]]),
                 found(f"the start time in {friend_city}", friend_at,
-                      alternatives={friend_at: ["midnight"] if friend_at == "00:00" else []}),
+                      alternatives={friend_at: [*clock(friend_at), *(["midnight"] if friend_at == "00:00" else [])]},
+                      next_to={friend_at: [[friend_city, "friend", "their time", "join"]]}, apart=END),
                 file_has(path, details[0]["title"], "the first film"),
-                file_line(path, [ends[11:]], "the end time"),
+                {**file_line(path, [end], "the end time"), "expect": {"path": path, "content": {"$in": [
+                    {"$beside": {"of": f, "says": [END], "apart": [friend_city, "friend", "join"]}}
+                    for f in [end, *clock(end)]]}}},
             ],
             "answer": "Line-up: "
             + "; ".join(f"{d['title']} ({d['runtime']} min)" for d in details)
-            + f". Total {total} minutes including breaks: {start} to {ends}. The first film stars {lead}. "
+            + f". Total {total} minutes including breaks: it starts at {start} and ends at {ends}. The first film "
+            f"stars {lead}. "
             f"For your friend in {friend_city} it starts at {conv['target']['datetime'][11:16]} "
             f"({conv['target']['day_of_week']}). Plan saved to {path}.",
             "key_points": [*[d["title"] for d in details], f"ends {ends}"],

@@ -199,3 +199,21 @@ def test_a_digest_under_headings_and_the_poster_of_the_first_story(
         tmp_path: Path, answer: str, poster: str, ok: bool) -> None:
     calls = with_digest(HEADINGS.replace("{poster}", poster))
     assert run("news_hard_03", answer, calls, tmp_path)["strict"] is ok
+
+
+@pytest.mark.parametrize(("answer", "ok"), [
+    ("Interstellar, Oppenheimer, Perfect Days. It ends at 2:09 AM. Lead: Matthew McConaughey. Your Sydney friend "
+     "starts at 8:45 PM.", True),
+    ("Interstellar, Oppenheimer, Perfect Days. It ends at 20:45; Sydney start is 02:09. Lead: Matthew "
+     "McConaughey.", False),
+    ("Interstellar, Oppenheimer, Perfect Days. It ends at 02:09; Sydney start is 20:45. Lead: Anne Hathaway (with "
+     "Matthew McConaughey in support).", False),
+])
+def test_each_time_and_the_lead_beside_what_they_answer(answer: str, ok: bool) -> None:
+    assert run("leisure_hard_03", answer)["strict"] is ok
+
+
+def test_a_name_bounding_a_stretch_starts_a_word() -> None:
+    from mcp_persona.scoring.claims import said_beside
+    assert said_beside("Your Sydney friend starts at 8:45 pm.", ["8:45 pm"], [["Sydney"]], ["end"])
+    assert not said_beside("Sydney: 9 pm; it will end at 8:45 pm.", ["8:45 pm"], [["Sydney"]], ["end"])
