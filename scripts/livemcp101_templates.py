@@ -374,7 +374,10 @@ def _close_and_pe(ticker: str, day: str, tid: str) -> None:
         return {
             "instruction": f"What did {ticker} close at on {day}, and what's its current trailing P/E and market cap?",
             "checkpoints": [
-                found(f"{ticker} close on {day}", bar["close"]),
+                # the close beside its day, not the latest close's, nor the P/E's place (a swap fails)
+                found(f"{ticker} close on {day}", bar["close"], next_to={bar["close"]: [[day, *day_forms(day)]]},
+                      apart=[info["asOf"], *day_forms(info["asOf"]), str(info["currentPrice"]), "latest", "current",
+                             "last close", "as of", "P/E", "PE ratio", "market cap"]),
                 found("trailing P/E", info["trailingPE"]),
                 # "$3.10T": the matcher reads no "T" for trillion, so that shorthand is spelt out as accepted
                 found("market cap", cap, alternatives={cap: [f"{cap / 1e12:.{k}f}T" for k in (1, 2) if cap >= 1e12]}),

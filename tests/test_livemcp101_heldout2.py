@@ -217,3 +217,14 @@ def test_a_name_bounding_a_stretch_starts_a_word() -> None:
     from mcp_persona.scoring.claims import said_beside
     assert said_beside("Your Sydney friend starts at 8:45 pm.", ["8:45 pm"], [["Sydney"]], ["end"])
     assert not said_beside("Sydney: 9 pm; it will end at 8:45 pm.", ["8:45 pm"], [["Sydney"]], ["end"])
+
+
+@pytest.mark.parametrize(("answer", "ok"), [
+    ("On March 2, MSFT closed at $405.69. It now trades at $417.43 with a trailing P/E of about 32.4 and a market "
+     "cap of roughly $3.10 trillion.", True),
+    ("MSFT closed at $417.43 on 2026-03-02, and its latest close is $405.69. Trailing P/E 32.38, market cap about "
+     "$3.10 trillion.", False),
+    ("MSFT closed at $32.38 on 2026-03-02; trailing P/E 405.69; market cap about $3.10 trillion.", False),
+])
+def test_the_close_beside_its_day(answer: str, ok: bool) -> None:
+    assert run("finance_easy_06", answer)["strict"] is ok
