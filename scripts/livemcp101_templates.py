@@ -1825,6 +1825,7 @@ _loans(
 
 # how a line may say which place was chosen
 PICK_WORDS = ["pick", "choice", "chose", "recommend", "winner", "go with", "verdict", "decision", "best option"]
+PICK_HEADINGS = ["recommendation", "recommended", "pick", "our pick", "choice", "verdict", "decision", "winner"]
 
 
 def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid: str) -> None:
@@ -1898,7 +1899,10 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
                   for c, f in facts.items()],
                 found("the chosen listing", facts[pick]["name"], alternatives={facts[pick]["name"]: tied[pick]}),
                 found(f"its cost in {home}", conv["result"]),
-                file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"),
+                # the pick on a line saying so, or under a heading saying so ("## Recommendation" / "Hong Kong - ...")
+                {**file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"), "expect": {"path": path, "content": {
+                    "$in": [{"$line": [pick, {"$in": PICK_WORDS}]},
+                            *[{"$section": [h, pick]} for h in PICK_HEADINGS]]}}},
                 file_line(path, [cities[0], f"${facts[cities[0]]['stay']}"], "the first city's stay"),
             ],
             "answer": "; ".join(
