@@ -1442,7 +1442,8 @@ def _brief(
         owner = dict(zip(values, about or [None] * len(values), strict=True))
         # a figure given in several forms (MCP's age: 2, 1 or 1.3) is looked for on its topic's line, where a
         # stray "1" elsewhere in the brief does not count
-        # ``line_words``: words a figure's line holds in the brief (a bare "12" is in any date: "12 copies" is the ratio)
+        # ``line_words``: words a figure's line holds in the brief (a bare "12" is in any date; "12 copies" is a
+        # ratio)
         owner |= {v: ws for v, ws in (line_words or {}).items() if not owner.get(v)}
         figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts.get(v, [])]}]} if owner[v] and (
                    alts.get(v) or v in (line_words or {})) else

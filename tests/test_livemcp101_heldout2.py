@@ -39,7 +39,8 @@ def test_a_conversion_by_a_known_factor_is_grounded() -> None:
 def test_a_rate_times_the_total_worked_out_by_the_agent_is_grounded(tmp_path: Path) -> None:
     calls = [{"server": "yahoo_finance", "tool": "get_stock_info", "arguments": {"ticker": k}}
              for k in ("AAPL", "MSFT", "NVDA")]
-    calls.append({"server": "exchange_rate", "tool": "get_exchange_rate", "arguments": {"base": "USD", "target": "EUR"}})
+    calls.append({"server": "exchange_rate", "tool": "get_exchange_rate",
+                  "arguments": {"base": "USD", "target": "EUR"}})
     v = run("finance_medium_01", "Your portfolio is worth $18,975.30, that's €17,483.84.", calls, tmp_path)
     assert v["strict"] is True
     v = run("finance_medium_01", "Your portfolio is worth $18,975.30, that's €17,843.84.", calls, tmp_path)
@@ -228,3 +229,13 @@ def test_a_name_bounding_a_stretch_starts_a_word() -> None:
 ])
 def test_the_close_beside_its_day(answer: str, ok: bool) -> None:
     assert run("finance_easy_06", answer)["strict"] is ok
+
+
+@pytest.mark.parametrize(("city", "ok"), [("Hong Kong", True), ("Seoul", False)])
+def test_the_pick_under_a_recommendation_heading(tmp_path: Path, city: str, ok: bool) -> None:
+    calls = gold_calls("travel_hard_06")
+    for c in calls:
+        if c["tool"] == "write_file":
+            head, pick = c["arguments"]["content"].rsplit("\n\nPick: ", 1)
+            c["arguments"]["content"] = f"{head}\n\n## Recommendation\n{city} — {pick.split(' - ', 1)[1]}"
+    assert run("travel_hard_06", LIVE["travel_hard_06"].reference_answer, calls, tmp_path)["strict"] is ok

@@ -71,7 +71,8 @@ def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | No
     ``other_measures``: the words of the compared quantity and of others (see the module)."""
     names = _names(entities, aliases)
     # a name with "and" in it ("The Boy and the Heron") is one name, never two clauses: its "and" is glued
-    glued = {n.lower(): n.lower().replace(" and ", "_and_") for ns in names.values() for n in ns if " and " in n.lower()}
+    glued = {n.lower(): n.lower().replace(" and ", "_and_")
+             for ns in names.values() for n in ns if " and " in n.lower()}
     text = _plain(answer)
     for name, glue in sorted(glued.items(), key=lambda g: -len(g[0])):
         text = text.replace(name, glue)

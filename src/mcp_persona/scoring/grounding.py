@@ -285,5 +285,6 @@ class Evidence:
 
 
 __all__ = ["DUMP_FACTOR", "DUMP_MIN_CHARS", "PASTE_ANSWER_SHARE", "PASTE_MIN_REPEATED", "PASTE_OUTPUT_SHARE",
-           "PASTE_RUN", "PASTE_WHOLE", "UNIT_FACTORS", "Evidence", "Paste", "answer_dump", "derivation_problem", "numbers",
+           "PASTE_RUN", "PASTE_WHOLE",
+           "UNIT_FACTORS", "Evidence", "Paste", "answer_dump", "derivation_problem", "numbers",
            "operands", "verbatim_form"]
