@@ -92,6 +92,9 @@ def found(
     reading: dict[str, Any] | None = None,
     beside: tuple[list[str], list[str]] | None = None,
     whole_word: bool = False,
+    next_to: dict[Any, list[Any]] | None = None,
+    apart: list[str] | None = None,
+    reported: bool = False,
 ) -> dict[str, Any]:
     """A value to find. ``derived`` gives the arithmetic of a value the agent works out from numbers the tools
     showed (the calculator's expression, a sum it adds up), so its grounding is checked on those numbers;
@@ -100,8 +103,18 @@ def found(
     or at the bottom, not merely name it (mcp_persona.scoring.claims); ``reading``: how the claim is read (its
     ``aliases``, ``measure``, ``other_measures``, ``by_lead``). ``beside``: (names, siblings' names): the values
     are stated beside what they are about (the checkpoint's ``about``); ``whole_word``: each value as a word of
-    its own."""
+    its own. ``next_to``: for a value, what must be said next to it (a text, or a list of texts any of which
+    will do: its date, its unit, "latest"), the checkpoint's per-value ``beside``; ``apart``: other names its
+    stretch never reaches past (the other dates, the other releases). A value with ``next_to`` counts only in
+    the answer, never because a later call used it."""
     cp: dict[str, Any] = {"type": "generic_search", "summary": summary, "gt_value": [str(v) for v in values]}
+    if next_to:
+        cp["beside"] = {str(v): [x if isinstance(x, str) else [str(a) for a in x] for x in items]
+                        for v, items in next_to.items()}
+    if apart:
+        cp["apart"] = [str(a) for a in apart]
+    if reported:  # the user asked to be told: a value used in a later call (converted, written) is not told
+        cp["reported"] = True
     if claim:
         cp["claim"] = {"winner": claim[0], "rivals": list(claim[1])} | ({} if claim[2] else {"up": False})
         cp["claim"] |= reading or {}
@@ -155,11 +168,13 @@ def sheet_has(book: str, sheet: str, needle: str, what: str, tool: str = "write_
 
 
 def sheet_cells(
-    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True
+    book: str, sheet: str, cells: dict[str, Any], what: str, tool: str = "write_data_to_excel", new: bool = True,
+    named: bool = False,
 ) -> dict[str, Any]:
     """Values of named cells (``cells.B7``): a number with decimals as ``$approx`` (any value that rounds to it at
     the decimals it is written with: a formula's unrounded result, or more decimals, is the same figure); a
-    whole number or a text exactly."""
+    whole number or a text exactly. A new sheet's name is checked only when the instruction ``named`` it: any
+    sheet of the workbook will do otherwise ("Sheet1", "Loan comparison")."""
     cp: dict[str, Any] = {
         "type": "operate",
         "summary": f"Sheet '{sheet}' of {book} holds {what}",
@@ -171,7 +186,8 @@ def sheet_cells(
     }
     if new:
         cp |= {"entity": "worksheet", "parent_expect": {"filepath": book}}
-        cp["expect"]["name"] = sheet
+        if named:
+            cp["expect"]["name"] = sheet
     else:
         cp["target"] = f'workbooks["{book}"].worksheets["{sheet}"]'
     return cp

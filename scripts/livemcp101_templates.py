@@ -160,11 +160,17 @@ def _release_and_commit(owner: str, repo: str, tid: str) -> None:
             ("github", "list_commits", {"owner": owner, "repo": repo, "perPage": 1}),
         )
         c = commits[0]
+        tag = rel[0]["tag_name"]
+        bare = [tag[1:]] if tag.startswith("v") else []
         return {
             "instruction": f"For the GitHub repo {owner}/{repo}: what's the latest release tag, and what was the "
             "most recent commit on the main branch (message and author)?",
             "checkpoints": [
-                found("the latest release tag", rel[0]["tag_name"]),
+                # the latest tag said to be the latest ("latest", "newest", "most recent"), not one of a list of
+                # releases after which another is called the latest; with or without its "v"
+                found("the latest release tag", tag, alternatives={tag: bare},
+                      next_to={tag: [["latest", "newest", "recent", "current", "last", "most"]]},
+                      apart=[f for r in rel[1:] for f in dict.fromkeys([r["tag_name"], r["tag_name"].lstrip("v")])]),
                 found("the latest commit message", c["commit"]["message"]),
                 found("the latest commit's author", c["author"]["login"]),
             ],
@@ -187,9 +193,12 @@ def _fact_in_units(title: str, key: str, what: str, src: str, dst: str, question
         value = facts["facts"][key]
         conv = await p.step(("wolfram_alpha", "convert_units", {"value": value, "from_unit": src, "to_unit": dst}))
         shown = cut(conv["result"], 0)
+        # the conversion a careful solver does itself (the factor is common knowledge) is grounded on the fact
+        per = {("m", "ft"): 0.3048, ("km", "mi"): 1.609344}[(src, dst)]
         return {
             "instruction": question,
-            "checkpoints": [found(f"{title}: {key}", value), found(f"the value in {dst}", conv["result"])],
+            "checkpoints": [found(f"{title}: {key}", value),
+                            found(f"the value in {dst}", conv["result"], derived={conv["result"]: f"{value} / {per}"})],
             "answer": f"According to Wikipedia, the {what} of {title} is {value:,} {src}. That is about "
             f"{conv['result']} {dst}.",
             "key_points": [f"{value} {src}", f"{shown} {dst}"],
@@ -365,7 +374,10 @@ def _close_and_pe(ticker: str, day: str, tid: str) -> None:
         return {
             "instruction": f"What did {ticker} close at on {day}, and what's its current trailing P/E and market cap?",
             "checkpoints": [
-                found(f"{ticker} close on {day}", bar["close"]),
+                # the close beside its day, not the latest close's, nor the P/E's place (a swap fails)
+                found(f"{ticker} close on {day}", bar["close"], next_to={bar["close"]: [[day, *day_forms(day)]]},
+                      apart=[info["asOf"], *day_forms(info["asOf"]), str(info["currentPrice"]), "latest", "current",
+                             "last close", "as of", "P/E", "PE ratio", "market cap"]),
                 found("trailing P/E", info["trailingPE"]),
                 # "$3.10T": the matcher reads no "T" for trillion, so that shorthand is spelt out as accepted
                 found("market cap", cap, alternatives={cap: [f"{cap / 1e12:.{k}f}T" for k in (1, 2) if cap >= 1e12]}),
@@ -538,8 +550,10 @@ def _portfolio(holdings: dict[str, int], cur: str, tid: str) -> None:
             "instruction": f"I hold {held}. What is my portfolio worth at the last closing prices, in US dollars "
             f"and in {cur} at today's exchange rate?",
             "checkpoints": [
-                found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt),
-                found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt),
+                found("portfolio value in USD", total["result"], derived=derived, alternatives=usd_alt, reported=True),
+                # converted by the tool, or by the agent at the rate a tool showed: grounded on the total and rate
+                found(f"portfolio value in {cur}", conv["result"], alternatives=cur_alt,
+                      derived={conv["result"]: f"({expr}) * {conv['rate']}"}),
             ],
             "answer": f"At the last close ({infos[0]['asOf']}): {parts}. Total ${total['result']:,} = "
             f"{conv['result']:,} {cur} at {conv['rate']} {cur}/USD.",
@@ -610,6 +624,9 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             ("github", "list_pull_requests", {"owner": owner, "repo": repo, "state": "open"}),
         )
         path = f"{WS}/{repo}-triage.md"
+        others = [i for i in hits["items"] if i["number"] != top["number"]]
+        rivals = [i["title"] for i in others]
+        aliases = {i["title"]: [f"#{i['number']}", f"issue {i['number']}"] for i in [top, *others]}
         pr_lines = "".join(f"- #{x['number']} {x['title']} ({x['user']})\n" for x in prs) or "- none\n"
         text = (
             f"# {owner}/{repo} triage\n\nMost discussed open issue: #{issue['number']} {issue['title']} "
@@ -621,8 +638,13 @@ def _triage(owner: str, repo: str, tid: str) -> None:
             "instruction": f"Which open issue in {owner}/{repo} has the most discussion right now? Note it together "
             f"with the repo's open pull requests in {path} so I can bring it to triage.",
             "checkpoints": [
-                found("the most discussed open issue", issue["title"]),
-                file_line(path, [issue["number"], issue["title"]], "the issue, with its number"),
+                # the pick is what is checked: the answer and the note put this issue first, not another one
+                # they name as its runner-up; named by title or by number
+                found("the most discussed open issue", issue["title"],
+                      claim=(issue["title"], rivals, True), reading={"aliases": aliases}),
+                {**file_has(path, issue["title"], "the issue as the pick"),
+                 "expect": {"path": path, "content": {"$all": [{"$contains": issue["title"]}, {"$claim": {
+                     "winner": issue["title"], "rivals": rivals, "aliases": aliases}}]}}},
                 *[file_has(path, x["title"], f"open pull request #{x['number']}") for x in prs],
             ],
             "answer": f'The most discussed open issue is #{issue["number"]} "{issue["title"]}" '
@@ -807,7 +829,8 @@ def _savings(principal: int, cur: str, rate: float, years: int, target: str, tid
                 found("the final amount", final["result"], derived={final["result"]: grown}),
                 found("the time to double", months, alternatives={months: [x for x in dict.fromkeys(doubling)
                                                                            if str(x) != months]}),
-                found(f"the final amount in {target}", conv["result"]),
+                found(f"the final amount in {target}", conv["result"],
+                      derived={conv["result"]: f"({grown}) * {conv['rate']}"}),
             ],
             "answer": f"After {years} years: {final['result']} {cur}. It doubles after {months} months "
             f"(about {dbl['stdout'].splitlines()[1].split(': ')[1]} years). In {target} at today's rate "
@@ -857,7 +880,8 @@ def _trip_cost(
                 found("the cheapest flight", f["flight_number"], alternatives={f["flight_number"]: tied}),
                 found("the cheapest stay", s["name"]),
                 found("the combined cost in USD", total["result"], derived={total["result"]: both}),
-                found(f"the combined cost in {cur}", conv["result"]),
+                found(f"the combined cost in {cur}", conv["result"],
+                      derived={conv["result"]: f"({both}) * {conv['rate']}"}),
             ],
             "answer": f"Flight {f['flight_number']} ({f['airline']}, departs {f['departure']}): "
             f'${f["total_price_usd"]} for {adults}. Stay: "{s["name"]}" ${s["price"]["total"]} '
@@ -1280,6 +1304,18 @@ _repo_health(["pola-rs/polars", "huggingface/transformers", "denoland/deno"], "s
 _repo_health(["psf/requests", "tiangolo/fastapi", "pola-rs/polars"], "software_hard_05")
 
 
+END = ["end", "finish", "wrap", "over", "done", "until", "till", "→", "–"]
+LEAD = ["lead", "star", "top-billed", "top billed", "main", "protagonist", "plays", "headline", "first-billed"]
+
+
+def clock(hhmm: str) -> list[str]:
+    """A 24-hour time as a reader may also write it: without its leading zero, on the 12-hour clock."""
+    h, m = int(hhmm[:2]), hhmm[3:]
+    twelve = f"{h % 12 or 12}:{m}"
+    half = "am" if h < 12 else "pm"
+    return list(dict.fromkeys(x for x in [f"{h}:{m}", f"{twelve} {half}", f"{twelve}{half}"] if x != hhmm))
+
+
 def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: str, tid: str) -> None:
     @task(tid, "leisure_entertainment", "hard", tz=zone)
     async def t(p: Plan) -> dict[str, Any]:
@@ -1308,6 +1344,7 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
         )
         lead = credits["cast"][0]["name"]
         friend_at = conv["target"]["datetime"][11:16]
+        end = ends[11:]
         text = (
             f"# {genre} marathon\n\n{lines}\n\nStarts {start}, ends {ends} ({total} min with 15-min breaks).\n"
             f"{friend_city} joins at {conv['target']['datetime'][11:16]} their time.\n"
@@ -1321,16 +1358,23 @@ def _marathon(genre: str, start: str, zone: str, friend_zone: str, friend_city: 
             f"what time is the start for my friend in {friend_city}? Write the plan to {path}.",
             "checkpoints": [
                 found("the three films", *[d["title"] for d in details]),
-                found("the end time", ends[11:]),
-                found("the first film's lead", lead),
+                # each time beside what it is (the end, the friend's start), in any clock; the lead said to lead
+                found("the end time", end, alternatives={end: clock(end)}, next_to={end: [END]},
+                      apart=[friend_city, "friend", "join"]),
+                found("the first film's lead", lead, next_to={lead: [LEAD]},
+                      apart=[c["name"] for c in credits["cast"][1:6]]),
                 found(f"the start time in {friend_city}", friend_at,
-                      alternatives={friend_at: ["midnight"] if friend_at == "00:00" else []}),
+                      alternatives={friend_at: [*clock(friend_at), *(["midnight"] if friend_at == "00:00" else [])]},
+                      next_to={friend_at: [[friend_city, "friend", "their time", "join"]]}, apart=END),
                 file_has(path, details[0]["title"], "the first film"),
-                file_line(path, [ends[11:]], "the end time"),
+                {**file_line(path, [end], "the end time"), "expect": {"path": path, "content": {"$in": [
+                    {"$beside": {"of": f, "says": [END], "apart": [friend_city, "friend", "join"]}}
+                    for f in [end, *clock(end)]]}}},
             ],
             "answer": "Line-up: "
             + "; ".join(f"{d['title']} ({d['runtime']} min)" for d in details)
-            + f". Total {total} minutes including breaks: {start} to {ends}. The first film stars {lead}. "
+            + f". Total {total} minutes including breaks: it starts at {start} and ends at {ends}. The first film "
+            f"stars {lead}. "
             f"For your friend in {friend_city} it starts at {conv['target']['datetime'][11:16]} "
             f"({conv['target']['day_of_week']}). Plan saved to {path}.",
             "key_points": [*[d["title"] for d in details], f"ends {ends}"],
@@ -1356,6 +1400,8 @@ def _brief(
     alternatives: dict[str, list[str]] | None = None,
     claim: tuple[str, list[str], bool] | None = None,
     about: list[list[str] | None] | None = None,
+    line_words: dict[str, list[str]] | None = None,
+    derive: Any = None,
 ) -> None:
     """``names``: the words that name each topic (its paragraph must be there, in any wording); ``alternatives``:
     other forms of a figure the question leaves open; ``claim``: the choice the question asks for (who lived
@@ -1396,13 +1442,21 @@ def _brief(
         owner = dict(zip(values, about or [None] * len(values), strict=True))
         # a figure given in several forms (MCP's age: 2, 1 or 1.3) is looked for on its topic's line, where a
         # stray "1" elsewhere in the brief does not count
-        figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts[v]]}]} if owner[v] and alts.get(v) else
+        # ``line_words``: words a figure's line holds in the brief (a bare "12" is in any date; "12 copies" is a
+        # ratio)
+        owner |= {v: ws for v, ws in (line_words or {}).items() if not owner.get(v)}
+        figures = [{"$line": [{"$in": owner[v]}, {"$in": [v, *alts.get(v, [])]}]} if owner[v] and (
+                   alts.get(v) or v in (line_words or {})) else
                    {"$in": [{"$contains": f} for f in [v, *alts.get(v, [])]]} for v in asked]
         brief = file_has(path, asked[-1], "a paragraph per topic and the figures")
         brief["expect"]["content"] = {"$all": topics + figures}
-        checkpoints = [found(what, *asked, alternatives=alts, claim=claim)]
+        # asked: told, not only filed (a figure in e-notation excepted: the answer matcher does not read
+        # "2.55e-08." yet, so the brief's use of it still counts)
+        told = not any("e-" in v for v in asked)
+        checkpoints = [found(what, *asked, alternatives=alts, claim=claim, reported=told,
+                             derived=derive(data) if derive else None)]
         for v in asked:  # a figure of one topic: beside its name, not anywhere ("MCP is 5" is no age of MCP's)
-            if owner[v]:
+            if owner[v] and v not in (line_words or {}):
                 others = [w for ws in owner.values() if ws and ws != owner[v] for w in ws]
                 checkpoints.append(found(f"{what}: the figure of {owner[v][0]}", v,
                                          alternatives={v: alts.get(v, [])}, beside=(owner[v], others)))
@@ -1487,6 +1541,9 @@ _brief(
     "knowledge_hard_05",
     names=[["Fuji"], ["Eiffel"]],
     alternatives={"11.4": ["12"]},  # whole towers: the twelfth is the first to reach the summit
+    # the whole towers needed, worked out from the two heights
+    derive=lambda f: {"12": f"ceil({f['Mount Fuji']['elevation_m']} / {f['Eiffel Tower']['height_m']})"},
+    line_words={"11.4": ["cop", "stack", "times", "×", "ratio", "reach", "take", "need"]},
 )
 
 
@@ -1521,10 +1578,13 @@ def _q1_in(cur: str, tid: str) -> None:
         path = f"{WS}/q1-expenses-{cur.lower()}.txt"
         whole = cur in ("JPY", "KRW")  # no minor unit: a sheet kept to whole yen is as right
         total_cell = sheet_cells(Q1, sheet, {"D5": summed["value"]}, "the SUM of the converted column, by a formula",
-                                 tool="apply_formula")
-        if whole:
-            total_cell["expect"]["cells.D5"] = {"$in": [{"$approx": x} for x in dict.fromkeys(
-                [summed["value"], round(summed["value"]), sum(round(c) for c in conv)])]}
+                                 tool="apply_formula", named=True)
+        # the sum of the rounded months (the gold's SUM) or the exact sum rounded (a column of formulas, or the
+        # code's own total): the rounding order is the solver's
+        exact = float(lines[3].split(": ")[1])
+        totals = list(dict.fromkeys([summed["value"], exact]))
+        total_cell["expect"]["cells.D5"] = {"$in": [{"$approx": x} for x in dict.fromkeys(
+            [*totals, *([round(summed["value"]), sum(round(c) for c in conv)] if whole else [])])]}
         total_cell["expect"]["formulas.D5"] = {"$all": [{"$contains": "SUM"}, {"$contains": "D2"}, {"$contains": "D4"}]}
         memo = (
             f"Q1 expenses converted to {cur} at month-end rates: "
@@ -1539,7 +1599,7 @@ def _q1_in(cur: str, tid: str) -> None:
             f"Month, Total USD, rate and Total {cur} columns plus a SUM of the {cur} column in D5. "
             f"Then drop a one-paragraph memo with the figures in {path}.",
             "checkpoints": [
-                found(f"the Q1 total in {cur}", summed["value"]),
+                found(f"the Q1 total in {cur}", summed["value"], alternatives={summed["value"]: totals[1:]}),
                 found("the monthly totals in USD", *[str(v) for v in months.values()]),
                 sheet_cells(
                     Q1,
@@ -1554,10 +1614,12 @@ def _q1_in(cur: str, tid: str) -> None:
                     },
                     "the converted months",
                     tool="create_worksheet",
+                    named=True,
                 ),
                 total_cell,
                 {**file_has(path, str(summed["value"]), "each month's converted figure and the total"),
-                 "expect": {"path": path, "content": {"$all": [{"$contains": x} for x in [*conv, summed["value"]]]}}},
+                 "expect": {"path": path, "content": {"$all": [*[{"$contains": x} for x in conv],
+                                                            {"$in": [{"$contains": x} for x in totals]}]}}},
             ],
             "answer": "Monthly totals: "
             + ", ".join(f"{m} ${u} -> {c} {cur}" for (m, u), c in zip(months.items(), conv, strict=True))
@@ -1599,16 +1661,24 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
             f"Ask HN:\n{ask}\n\nAverage score of the top {n}: {avg}\n"
         )
         await p.step(("filesystem", "write_file", {"path": path, "content": text}))
+        # what says a story is the number one: its rank, "top", its title; the others' ranks and titles end it
+        first = ["#1", "no. 1", "number one", "number 1", "top", "first", "1st", "leading", top[0]["title"]]
+        later = [x for k, s in enumerate(top[1:3], 2) for x in (f"#{k}", f"no. {k}", s["title"])]
         return {
             "instruction": f"Write my morning Hacker News digest to {path}: the top three stories with their scores "
             "and first comment, who posted the number one story and their karma, the current Ask "
             f"HN threads, and the average score across the top {n}.",
             "checkpoints": [
                 found("the top three", *[s["title"] for s in top[:3]]),
-                found("the top poster's karma", user["karma"]),
+                # the karma beside its user, and the user said to have posted the number one story (not a poster
+                # of another story named beside it)
+                found("the top poster's karma", user["karma"], next_to={user["karma"]: [user["id"]]}),
                 found("the average score", avg),
-                found("who posted the number one story", user["id"]),
-                *[file_line(path, [s["title"], s["score"]], f"story {k + 1} with its score")
+                found("who posted the number one story", user["id"], next_to={user["id"]: [first]}, apart=later),
+                # a story's score on its line, or under its title's heading ("### 1. Title" / "Score: 1,249")
+                *[{**file_line(path, [s["title"], s["score"]], f"story {k + 1} with its score"),
+                   "expect": {"path": path, "content": {"$in": [{"$line": [s["title"], s["score"]]},
+                                                                {"$section": [s["title"], s["score"]]}]}}}
                   for k, s in enumerate(top[:3])],
                 *[file_has(path, c, "a top story's first comment") for c in dict.fromkeys(
                     " ".join(i["comments"][0]["text"].rstrip(".!?").split()[:5]) for i in infos)],
@@ -1616,8 +1686,14 @@ def _hn_digest(now: str, n: int, tid: str) -> None:
                 {"type": "other", "summary": "the first comment of each of the top three stories read",
                  "server": "hacker_news", "tool": "get_story_info",
                  "expect_calls": [{"story_id": int(s["id"])} for s in top[:3]]},
-                file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
-                *[file_has(path, a["title"], "an Ask HN thread") for a in asks],
+                {**file_line(path, [user["id"], user["karma"]], "the top poster and their karma"),
+                 "expect": {"path": path, "content": {"$in": [
+                     {"$beside": {"of": user["id"], "says": [first, str(user["karma"])], "apart": later}},
+                     {"$section": ["poster", user["id"]]}]}}},
+                # an Ask HN thread's title, with or without its "Ask HN:" prefix (under an "Ask HN" heading)
+                *[{**file_has(path, a["title"], "an Ask HN thread"),
+                   "expect": {"path": path, "content": {"$contains": re.sub(r"^Ask HN:\s*", "", a["title"])}}}
+                  for a in asks],
                 file_has(path, f"{avg}", "the average score"),
             ],
             "answer": "Top stories: "
@@ -1753,6 +1829,7 @@ _loans(
 
 # how a line may say which place was chosen
 PICK_WORDS = ["pick", "choice", "chose", "recommend", "winner", "go with", "verdict", "decision", "best option"]
+PICK_HEADINGS = ["recommendation", "recommended", "pick", "our pick", "choice", "verdict", "decision", "winner"]
 
 
 def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid: str) -> None:
@@ -1826,7 +1903,10 @@ def _weekend_pick(cities: list[str], checkin: str, checkout: str, home: str, tid
                   for c, f in facts.items()],
                 found("the chosen listing", facts[pick]["name"], alternatives={facts[pick]["name"]: tied[pick]}),
                 found(f"its cost in {home}", conv["result"]),
-                file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"),
+                # the pick on a line saying so, or under a heading saying so ("## Recommendation" / "Hong Kong - ...")
+                {**file_line(path, [pick, {"$in": PICK_WORDS}], "the pick"), "expect": {"path": path, "content": {
+                    "$in": [{"$line": [pick, {"$in": PICK_WORDS}]},
+                            *[{"$section": [h, pick]} for h in PICK_HEADINGS]]}}},
                 file_line(path, [cities[0], f"${facts[cities[0]]['stay']}"], "the first city's stay"),
             ],
             "answer": "; ".join(

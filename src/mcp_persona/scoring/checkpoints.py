@@ -6,7 +6,8 @@ Every checkpoint gets a score in {0, 0.5, 1}:
   together with what it asks said next to it: "Hannah Koh" with "hasn't responded"; with ``wording: free``, a
   phrase also in other words: "a warning out for heavy rain" for "Heavy Rain Warning")
   or was *used*: passed in the arguments of a successful call after an earlier
-  call's output revealed it (an id found, then acted on); 0.5 if some are
+  call's output revealed it (an id found, then acted on; not for a ``reported`` checkpoint, whose values the
+  user asked to be told); 0.5 if some are
   reported, or all were retrieved (in successful tool outputs) but neither
   reported nor used; else 0.
 * operate: checked on the end state against the start state (see
@@ -93,6 +94,7 @@ def score_episode(
     for i, cp in enumerate(checkpoints_of(task)):
         if isinstance(cp, SearchCheckpoint):
             used = {v for v in cp.gt_value if v not in cp.beside  # what is said of it is in the answer alone
+                    and not cp.reported  # a value the user asked to be told
                     and any(_used_after_found(f, ok_calls, cp) for f in cp.forms(v))}
             results.append(_search(i, cp, trajectory.final_answer, outputs, used))
         elif isinstance(cp, OperateCheckpoint):

@@ -70,8 +70,15 @@ def stances(answer: str, entities: list[str], aliases: dict[str, list[str]] | No
     also named by each of its ``aliases`` (a ticker's company, a listing's city); ``measure`` and
     ``other_measures``: the words of the compared quantity and of others (see the module)."""
     names = _names(entities, aliases)
+    # a name with "and" in it ("The Boy and the Heron") is one name, never two clauses: its "and" is glued
+    glued = {n.lower(): n.lower().replace(" and ", "_and_")
+             for ns in names.values() for n in ns if " and " in n.lower()}
+    text = _plain(answer)
+    for name, glue in sorted(glued.items(), key=lambda g: -len(g[0])):
+        text = text.replace(name, glue)
+    names = {e: [glued.get(n.lower(), n) for n in ns] for e, ns in names.items()}
     out: list[Stance] = []
-    for clause in (part for c in _CLAUSE.split(_plain(answer)) for part in _comparisons(c)):
+    for clause in (part for c in _CLAUSE.split(text) for part in _comparisons(c)):
         named = sorted((m.start(), e) for e in entities for n in names[e] for m in _mentions(clause, n))
         words = [(m.start(), m.group()) for m in _WORD.finditer(clause) if _compares(m, clause)]
         if not named or not words:
@@ -211,7 +218,9 @@ def said_beside(answer: str, names: list[str], items: list[str | list[str]], oth
         needle = normalize(name)
         if not needle:
             return []
-        found = [(m.start(), m.end()) for m in re.finditer(re.escape(needle), text)]
+        # a name that starts with a letter starts a word: "end" is not named in "friend"
+        lead = r"(?<![^\W\d_])" if needle[0].isalpha() else ""
+        found = [(m.start(), m.end()) for m in re.finditer(lead + re.escape(needle), text)]
         if not found and quantity(needle) is not None:  # a number written another way: rounded, with a sign
             found = [(m.start(), m.end()) for m in re.finditer(r"[^\s(),;:]*\d[^\s(),;:]*", text)
                      if appears_in(needle, m.group())]

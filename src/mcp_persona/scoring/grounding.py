@@ -206,6 +206,11 @@ class _Seen:
         return any(_same(x, n) for n in self.argument_numbers)
 
 
+# Conversion factors a careful solver knows without a tool (metres to feet, km to miles, kg to pounds and back):
+# a derived value's expression may use them as if the instruction had stated them.
+UNIT_FACTORS = (3.28084, 0.3048, 0.621371, 1.60934, 1.609344, 2.20462, 0.453592, 0.45359237)
+
+
 @dataclass(frozen=True)
 class Evidence:
     """What an episode's tools showed the agent, and what the task told it (its instruction)."""
@@ -272,7 +277,7 @@ class Evidence:
         if expression is None:
             return None if self.shows(value) else f"{value} was not found in any tool output"
         missing = [x for x in operands(expression)
-                   if not (any(_same(x, g) for g in self.given_numbers) or self.shows_number(x))]
+                   if not (any(_same(x, g) for g in (*self.given_numbers, *UNIT_FACTORS)) or self.shows_number(x))]
         if not missing:
             return None
         return (f"{value} = {expression}, but no tool output nor the instruction holds "
@@ -280,5 +285,6 @@ class Evidence:
 
 
 __all__ = ["DUMP_FACTOR", "DUMP_MIN_CHARS", "PASTE_ANSWER_SHARE", "PASTE_MIN_REPEATED", "PASTE_OUTPUT_SHARE",
-           "PASTE_RUN", "PASTE_WHOLE", "Evidence", "Paste", "answer_dump", "derivation_problem", "numbers",
+           "PASTE_RUN", "PASTE_WHOLE",
+           "UNIT_FACTORS", "Evidence", "Paste", "answer_dump", "derivation_problem", "numbers",
            "operands", "verbatim_form"]

@@ -19,6 +19,8 @@ a clause, with its polarity: "won't be automatically re-queued" says it, "requeu
 not: :func:`~mcp_persona.scoring.meaning.says`), ``{"$not": expected}`` (the text does not match ``expected``).
 An object of plain keys matches a dict whose (dotted) fields match each: one alternative of ``$in`` may be a
 whole other form of an entity (a markdown message instead of a text one).
+``{"$claim": {"winner": "A", "rivals": ["B"], "aliases": {...}}}`` (the text puts A on top, as an answer's claim
+is read: :func:`~mcp_persona.scoring.claims.claims_winner`; a note naming B as the pick and A as a runner-up fails).
 Text is matched as :func:`~mcp_persona.scoring.normalize.appears_in` reads it: numbers as numbers, markdown
 emphasis dropped.
 Dotted keys reach into nested fields: ``"start_time.timestamp"``; the key ``"*"`` is the whole entity (with
@@ -32,12 +34,12 @@ import re
 from typing import Any
 
 from mcp_persona.context_tree import get_field
-from mcp_persona.scoring.claims import said_beside
+from mcp_persona.scoring.claims import claims_winner, said_beside
 from mcp_persona.scoring.meaning import says
 from mcp_persona.scoring.normalize import appears_in, decoded, normalize
 
 OPERATORS = ("$contains", "$in", "$all", "$has", "$absent", "$line", "$approx", "$section", "$beside", "$order",
-             "$says", "$not")
+             "$says", "$not", "$claim")
 
 
 def value_matches(expected: Any, actual: Any) -> bool:
@@ -66,6 +68,9 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return not value_matches(arg, actual)
         if op == "$order":
             return actual is not None and in_order(arg, str(actual))
+        if op == "$claim":
+            return actual is not None and claims_winner(str(actual), arg["winner"], arg["rivals"],
+                                                        aliases=arg.get("aliases"), up=arg.get("up", True))[0]
         return (actual is None) == bool(arg)
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(

@@ -143,6 +143,10 @@ class SearchCheckpoint(_CheckpointBase):
     whole_word: bool = Field(
         default=False, description="each GT value stands as a word of its own in the answer (MIT, not the 'mit' "
                                    "of 'commits')")
+    reported: bool = Field(
+        default=False, description="the instruction asks the agent to tell these values: they count only in the "
+                                   "final answer, never because a later call used them (a total passed to a "
+                                   "conversion, a figure written to a file)")
 
     wording: Literal["exact", "free"] = Field(
         "exact", description="'free': a form without digits is also said in other words, by its content words in "
