@@ -218,8 +218,9 @@ def said_beside(answer: str, names: list[str], items: list[str | list[str]], oth
         needle = normalize(name)
         if not needle:
             return []
-        # a name that starts with a letter starts a word: "end" is not named in "friend"
-        lead = r"(?<![^\W\d_])" if needle[0].isalpha() else ""
+        # a name that starts with a Latin letter starts a word: "end" is not named in "friend" (Chinese has no
+        # word boundaries: 中位数 is named in 互动中位数)
+        lead = r"(?<![A-Za-z])" if needle[0].isascii() and needle[0].isalpha() else ""
         found = [(m.start(), m.end()) for m in re.finditer(lead + re.escape(needle), text)]
         if not found and quantity(needle) is not None:  # a number written another way: rounded, with a sign
             found = [(m.start(), m.end()) for m in re.finditer(r"[^\s(),;:]*\d[^\s(),;:]*", text)
