@@ -55,28 +55,71 @@ COMPANIES = {"AAPL": ["Apple"], "META": ["Meta", "Facebook"], "NVDA": ["Nvidia"]
              "JPM": ["JPMorgan", "JP Morgan", "JPMorgan Chase"], "KO": ["Coca-Cola", "Coke"]}
 
 
-def distinct_words(name: str, other: str, *more: str) -> list[str]:
+def distinct_words(name: str, other: str, *more: str, plain: bool = False) -> list[str]:
     """The proper nouns of ``name`` (and of ``more``: its full title) that ``other`` lacks, by which an answer may
-    call it ("the Barcelona flat"), and a leading "Ask HN" ("the Ask HN thread")."""
+    call it ("the Barcelona flat"), and a leading "Ask HN" ("the Ask HN thread"); ``plain``: its other words of
+    four letters or more too, as a story is called by the words of its title ("the devtools post")."""
     prefixes = ("Ask HN", "Show HN", "Launch HN")
     theirs = {w.lower() for w in re.findall(r"[\w'-]+", other)}
     out = [w for text in (name, *more) for w in re.findall(r"[\w'-]+", text)
-           if len(w) >= 4 and w[0].isupper() and w.lower() not in theirs and w not in ("Show", "Launch")]
+           if len(w) >= 4 and (plain or w[0].isupper()) and w.lower() not in theirs and w not in ("Show", "Launch")
+           and w.lower() not in COMMON]
     out += [p for p in prefixes if any(t.startswith(p) for t in (name, *more)) and p not in other]
     return list(dict.fromkeys(out))
 
 
+# words that name nothing in particular: never an alias
+COMMON = frozenset({"near", "with", "from", "about", "this", "that", "into", "over"})
+
+
 def claimed(check: dict[str, Any], winner: str, rival: str | list[str], *, up: bool = True,
-            aliases: dict[str, list[str]] | None = None) -> dict[str, Any]:
+            aliases: dict[str, list[str]] | None = None, by_lead: bool = True) -> dict[str, Any]:
     """``check`` (the values compared) with the choice the comparison asks for: the answer must also put
     ``winner`` on top (or, not ``up``, at the bottom), not merely name both (mcp_persona.scoring.claims); the
     values ground the claim, so a guess without them fails. ``rival``: one, or every other candidate;
     ``aliases``: other names an answer may use."""
     rivals = [rival] if isinstance(rival, str) else list(rival)
-    claim: dict[str, Any] = {"winner": winner, "rivals": rivals} | ({} if up else {"up": False})
+    claim: dict[str, Any] = {"winner": winner, "rivals": rivals} | ({} if up else {"up": False}) | (
+        {} if by_lead else {"by_lead": False})
     if aliases := {k: v for k, v in (aliases or {}).items() if v}:
         claim["aliases"] = aliases
     return check | {"claim": claim}
+
+
+def about(check: dict[str, Any], names: list[str], others: list[str]) -> dict[str, Any]:
+    """``check`` with its values bound to what they are about: the answer must state them beside one of ``names``
+    (an item and the other names the data gives it), not beside a sibling's (``others``), so values swapped
+    between items fail (mcp_persona.scoring.checkpoints.stated_about)."""
+    return check | {"about": {"names": list(dict.fromkeys(names)), "others": list(dict.fromkeys(others))}}
+
+
+def per_item(noun: str, items: list[tuple[str, float, list[str]]], winner: str | None = None, asks: str = "",
+             **claim: Any) -> list[dict[str, Any]]:
+    """One check per item (name, value, its other names): its value stated beside it (:func:`about`); with
+    ``winner``, the winner's check also carries the comparison's claim (:func:`claimed`, with ``claim``'s
+    keyword arguments), every item's other names its aliases, and ``asks`` (the instruction's words it checks)."""
+    out = []
+    for name, value, aliases in items:
+        others = [n for o, _, more in items if o != name for n in (o, *more)]
+        check = about(gt(f"{name}'s {noun}", num(value)), [name, *aliases], others)
+        if name == winner:
+            check = claimed(check | {"summary": f"{name}'s {noun}, {name} named as the answer"}, winner,
+                            [o for o, _, _ in items if o != winner],
+                            aliases={o: list(dict.fromkeys(more)) for o, _, more in items}, **claim)
+            check |= {"asks": asks} if asks else {}
+        out.append(check)
+    return out
+
+
+# the other names an answer may give a coin or an asset (the data's symbol is one)
+COINS = {"BTC": ["Bitcoin"], "ETH": ["Ethereum", "Ether"], "SOL": ["Solana"], "DOGE": ["Dogecoin"],
+         "BNB": ["Binance Coin"], "XRP": ["Ripple"]}
+ASSETS = {"Crude oil": ["oil", "crude"]}
+# how an answer says a price is a night's, not the stay's
+NIGHTLY = ["per night", "a night", "/night", "/ night", "nightly", "each night", "every night", "per-night",
+           "one night", "1 night", "night rate", "for a night"]
+MONTHLY = ["per month", "a month", "/month", "/ month", "monthly", "each month", "every month", "per-month",
+           "/mo", "one month", "1 month", "for a month", "month rate"]
 
 
 def computed(summary: str, value: str, expression: str) -> dict[str, Any]:
@@ -224,8 +267,10 @@ def office() -> list[dict[str, Any]]:
             f"{amount} USD approved, {num(amount / 3)} USD per month.",
             [f"Read the text of the Word document {name}: the approved budget is {amount} USD",
              f"Calculate the monthly figure {amount} / 3 = {num(amount / 3)} USD"],
+            # the monthly figure is said to be a month's, so the two figures swapped fail
             checks=[gt("the approved budget", str(amount)),
-                    computed("the monthly figure", num(amount / 3), f"{amount}/3")],
+                    computed("the monthly figure", num(amount / 3), f"{amount}/3")
+                    | {"beside": {num(amount / 3): [MONTHLY]}, "apart": [str(amount)], "asks": "per month"}],
             inputs=[name], difficulty="easy"))
     # filter a CSV with the file system; the files are named by month, so no file name holds a digit an answer's
     # row count could be read from ("expensive_3.csv has 4 rows")
@@ -269,7 +314,7 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
     out = []
     for i, (a, b) in enumerate(pairs):
         va, vb = rec(server, a)["value"], rec(server, b)["value"]
-        hi, lo = (a, b) if va >= vb else (b, a)
+        hi = a if va >= vb else b
         diff = abs(va - vb)
         expr = f"{max(va, vb)}-{min(va, vb)}"
         out.append(task(
@@ -278,8 +323,7 @@ def pair_tasks(domain: str, prefix: str, pairs: list[tuple[str, str]], lookup: C
             f"{a}: {num(va)}, {b}: {num(vb)}; {hi} is higher by {num(diff)}.",
             [f"Look up the {noun} of {a}: {num(va)}", f"Look up the {noun} of {b}: {num(vb)}",
              f"Calculate the difference: {hi} is higher by {num(diff)}"],
-            checks=[claimed(gt(f"both {noun}s, the higher named", num(va), num(vb)), hi, lo,
-                            aliases={n: COMPANIES.get(n, []) for n in (hi, lo)}),
+            checks=[*per_item(noun, [(a, va, COMPANIES.get(a, [])), (b, vb, COMPANIES.get(b, []))], hi),
                     computed("the difference", num(diff), expr)]))
     return out
 
@@ -305,7 +349,8 @@ def finance() -> list[dict[str, Any]]:
             [f"Look up the current crypto price of {coins[0]}: {num(prices[0])}",
              f"Look up the current crypto price of {coins[1]}: {num(prices[1])}",
              f"Calculate the total value of the holdings: {num(total)}"],
-            checks=[gt("the two prices", num(prices[0]), num(prices[1])), computed("the total", num(total), expr)]))
+            checks=[*per_item("price", [(c, p, COINS.get(c, [])) for c, p in zip(coins, prices, strict=True)]),
+                    computed("the total", num(total), expr)]))
     for i, (a, b) in enumerate([("005930", "000660"), ("035420", "035720"), ("005380", "051910"),
                                 ("005930", "005380")]):
         va, vb = rec("kospi-kosdaq", a)["value"], rec("kospi-kosdaq", b)["value"]
@@ -321,7 +366,9 @@ def finance() -> list[dict[str, Any]]:
             [f"Get the market cap of the Korean ticker {a} ({names[0]}): {num(va)}",
              f"Get the market cap of the Korean ticker {b} ({names[1]}): {num(vb)}",
              f"Calculate the combined market cap: {num(total)}"],
-            checks=[gt("both caps", num(va), num(vb)), computed("the combined cap", num(total), f"{va}+{vb}")]))
+            checks=[*per_item("market cap", [(t, v, [n, n.split()[0]])  # "Samsung" for Samsung Electronics
+                                             for t, v, n in ((a, va, names[0]), (b, vb, names[1]))]),
+                    computed("the combined cap", num(total), f"{va}+{vb}")]))
     return out
 
 
@@ -345,7 +392,7 @@ def lifestyle() -> list[dict[str, Any]]:
             f"{a} {num(va)}, {b} {num(vb)}; total {num(va + vb)}.",
             [f"Look up the recipe {a} and its calories: {num(va)}", f"Look up the recipe {b} and its calories: "
              f"{num(vb)}", f"Calculate the total calories: {num(va + vb)}"],
-            checks=[gt("each recipe's calories", num(va), num(vb)),
+            checks=[*per_item("calories", [(a, va, distinct_words(a, b)), (b, vb, distinct_words(b, a))]),
                     computed("the total", num(va + vb), f"{va}+{vb}")]))
     for i, city in enumerate(["Tokyo", "London", "New York", "Beijing", "Paris"]):
         v = rec("weather", city)["value"]
@@ -416,7 +463,10 @@ def leisure() -> list[dict[str, Any]]:
             f"{name}: id {r['id']}, price {num(r['value'])}.",
             [f"Search the Yu-Gi-Oh! cards for '{name}'",
              f"Get the card by its id {r['id']}: its price is {num(r['value'])}"],
-            checks=[gt("the card's id and price", r["id"], num(r["value"]))]))
+            # the id is the card's own: stated beside its name, not beside another card's name or id
+            checks=[about(gt("the card's id", r["id"]), [name, *([f"{r['symbol']} {name}"] if r.get("symbol") else [])],
+                          [n for c in DS["ygocdb"]["records"] if c["id"] != r["id"] for n in (c["name"], c["id"])]),
+                    gt("the card's price", num(r["value"]))]))
     stories = DS["hackernews"]["records"]
     for i, (x, y) in enumerate([("tiny database", "remote work"), ("Rust 2.0 roadmap", "SQLite internals"),
                                 ("devtools startup", "tiny database"), ("SQLite internals", "remote work")]):
@@ -424,6 +474,7 @@ def leisure() -> list[dict[str, Any]]:
         top = rx if rx["value"] >= ry["value"] else ry
         diff = abs(rx["value"] - ry["value"])
         expr = f"{max(rx['value'], ry['value'])}-{min(rx['value'], ry['value'])}"
+        titles = [r["name"] for r in (rx, ry) if r["name"].lower() not in (x.lower(), y.lower())]  # not given
         out.append(task(
             f"leisure_hn_points_{i + 1}", "leisure",
             f"On Hacker News, which story got more points: the one about '{x}' or the one about '{y}'? "
@@ -435,12 +486,23 @@ def leisure() -> list[dict[str, Any]]:
             [f"Search Hacker News stories for '{x}': {num(rx['value'])} points",
              f"Search Hacker News stories for '{y}': {num(ry['value'])} points",
              f"Calculate the gap: '{top['name']}' leads by {num(diff)}"],
-            checks=[claimed(gt("both stories' points, the higher named", num(rx["value"]), num(ry["value"])),
-                            *((x, y) if top is rx else (y, x)),
-                            aliases={x: [rx["name"], *distinct_words(x, ry["name"], rx["name"])],
-                                     y: [ry["name"], *distinct_words(y, rx["name"], ry["name"])]}),
+            # each story's points beside it (by its title, the words searched, or a word of its own); the
+            # titles asked for (those the instruction does not give); the higher named by a comparison, not by
+            # which story the answer names first
+            checks=[*([gt("the stories' titles", *titles)
+                       | {"alternatives": {t: titled(t) for t in titles if titled(t)}}] if titles else []),
+                    *per_item("points", [(x, rx["value"], [rx["name"], *distinct_words(x, ry["name"], rx["name"],
+                                                                                        plain=True)]),
+                                         (y, ry["value"], [ry["name"], *distinct_words(y, rx["name"], ry["name"],
+                                                                                        plain=True)])],
+                              x if top is rx else y, by_lead=False),
                     computed("the gap", num(diff), expr)]))
     return out
+
+
+def titled(title: str) -> list[str]:
+    """A title as an answer may punctuate it: "Ask HN - remote work" for "Ask HN: remote work"."""
+    return [title.replace(": ", sep) for sep in (" - ", " – ", " — ")] if ": " in title else []
 
 
 def travel() -> list[dict[str, Any]]:
@@ -460,7 +522,9 @@ def travel() -> list[dict[str, Any]]:
             [f"Search Airbnb listings for '{kw}'",
              f"Get the details of the listing '{r['name']}': {num(r['value'])} per night",
              f"Calculate the cost of {nights} nights: {num(total)}"],
-            checks=[gt("the nightly price", num(r["value"])),
+            # the nightly price is said to be a night's, so a nightly price and a total swapped fail
+            checks=[gt("the nightly price", num(r["value"]))
+                    | {"beside": {num(r["value"]): [NIGHTLY]}, "apart": [num(total)]},
                     computed("the stay's total", num(total), f"{r['value']}*{nights}")]))
     for i, (a, b) in enumerate([("G1", "G7"), ("D301", "G1"), ("G13", "G101"), ("G7", "G101"), ("D301", "G13"),
                                 ("G1", "G101")]):
@@ -480,8 +544,7 @@ def travel() -> list[dict[str, Any]]:
             ["Look up the station codes of Beijing and Shanghai",
              f"Find the trains from Beijing to Shanghai on 2026-05-08 and their fares: {a} {num(va)}, {b} {num(vb)}",
              f"Calculate the saving: {cheap} is cheaper by {num(abs(va - vb))}"],
-            checks=[claimed(gt("both fares, the cheaper named", num(va), num(vb)), cheap, b if cheap == a else a,
-                            up=False),
+            checks=[*per_item("fare", [(a, va, []), (b, vb, [])], cheap, up=False),
                     computed("the saving", num(abs(va - vb)), expr)]))
     return out
 
@@ -503,7 +566,9 @@ def shopping() -> list[dict[str, Any]]:
             f"{a} {num(pa)}, {b} {num(pb)}; total {num(total)}.",
             [f"Look up the current asset prices: {a} {num(pa)}, {b} {num(pb)}",
              f"Calculate the total cost: {num(total)}"],
-            checks=[gt("the two prices", num(pa), num(pb)), computed("the total", num(total), expr)]))
+            checks=[*per_item("price", [(n, p, [rec("Asset_Price_MCP", n)["symbol"], *ASSETS.get(n, [])])
+                                        for n, p in ((a, pa), (b, pb))]),
+                    computed("the total", num(total), expr)]))
     for i, (a, b) in enumerate([("Seaside flat Barcelona", "Tokyo capsule studio"),
                                 ("Loft near Central Park", "Paris Montmartre apartment"),
                                 ("Hutong courtyard Beijing", "Seaside flat Barcelona"),
@@ -517,8 +582,8 @@ def shopping() -> list[dict[str, Any]]:
             f"{a} {num(va)}, {b} {num(vb)}: {cheap} is cheaper.",
             [f"Search Airbnb listings for '{a}': {num(va)} per night",
              f"Search Airbnb listings for '{b}': {num(vb)} per night", f"Say that '{cheap}' is cheaper ({num(price)})"],
-            checks=[claimed(gt("both prices, the cheaper named", num(va), num(vb)), cheap, b if cheap == a else a,
-                            up=False, aliases={a: distinct_words(a, b), b: distinct_words(b, a)})],
+            checks=per_item("nightly price", [(a, va, distinct_words(a, b)), (b, vb, distinct_words(b, a))], cheap,
+                            "cheaper per night", up=False),
             difficulty="easy"))
     return out
 

@@ -15,7 +15,10 @@ from mcp_persona.mutants import PlannedCall, ReplayAgent, gold_plan
 from mcp_persona.protocols import get_protocol, load_tasks
 from mcp_persona.protocols.livemcpbench.scoring import check_file, check_state
 from mcp_persona.runner import run_episode
+from mcp_persona.scoring.checkpoints import stated_about
+from mcp_persona.scoring.claims import claims_winner
 from mcp_persona.scoring.grounding import derivation_problem
+from mcp_persona.scoring.normalize import appears_in
 from mcp_persona.tasks import Task
 
 PROTOCOL = get_protocol("livemcpbench")
@@ -39,6 +42,11 @@ def failed(detail: dict[str, Any]) -> list[str]:
 def needs(*servers: str) -> pytest.MarkDecorator:
     reasons = [r for s in servers if (r := missing_reason(s))]
     return pytest.mark.skipif(bool(reasons), reason="; ".join(reasons))
+
+
+def item_values(t: Task) -> list[str]:
+    """The per-item values of a task, in its own order: one check per item (bound to it by ``about``)."""
+    return [cp.gt_value[0] for cp in t.spec.checkpoints if getattr(cp, "about", None) is not None]
 
 
 # -- a comparison is read as a claim, by ticker, company, title or city -----------------------------------------
@@ -87,8 +95,8 @@ def needs(*servers: str) -> pytest.MarkDecorator:
 ])
 def test_a_comparison_is_scored_on_its_claim_in_the_agents_words(task_id: str, answer: str, ok: bool) -> None:
     t = TASKS[task_id]
-    a, b = t.spec.checkpoints[0].gt_value  # the values in the task's own order: {a} is the first entity's
-    derived = t.spec.checkpoints[1].gt_value[0] if len(t.spec.checkpoints) > 1 else ""
+    a, b = item_values(t)  # the values in the task's own order: {a} is the first entity's
+    derived = next((cp.gt_value[0] for cp in t.spec.checkpoints if getattr(cp, "derived", None)), "")
     detail = replay(t, answer.format(a=a, b=b, d=derived))
     assert bool(detail["rule_success"]) is ok, failed(detail)
 
@@ -196,3 +204,89 @@ def test_lifestyle_dinner_note_in_another_folder_fails_end_to_end() -> None:
     assert replay(t)["rule_success"]
     detail = replay(t, write_note={"folder": "notes"})
     assert not detail["rule_success"] and any("folder" in f for f in failed(detail)), failed(detail)
+
+
+def test_lifestyle_dinner_note_reads_an_ampersand_as_and() -> None:
+    check = TASKS["lifestyle_dinner_note_5"].spec.state_checks[0]
+    right = "- Dumplings — 855.08 kcal\n- Hot & Sour Soup — 148.37 kcal\nTotal: 1003.45 kcal"
+    passed, why = check_state(check, _note(title="Dinner plan 5", folder="meals", content=right))
+    assert passed, why
+    wrong = right.replace("Hot & Sour", "Hot & Spicy")  # another dish
+    assert not check_state(check, _note(title="Dinner plan 5", folder="meals", content=wrong))[0]
+
+
+# -- each item's value is stated beside that item: values swapped between items fail -------------------------------
+@pytest.mark.parametrize(("task_id", "answer", "ok"), [
+    ("finance_crypto_basket_3", "BNB is about $454.83 and XRP about $966.21, so 3 BNB + 7 XRP ≈ $8,128", True),
+    ("finance_crypto_basket_3", "BNB 966.21, XRP 454.83; total 8127.96", False),
+    ("finance_stock_gap_4", "Alphabet (GOOGL) is at $894.45 and Alibaba (BABA) at $205.79, so Alphabet trades about "
+                            "$688.66 higher", True),
+    ("finance_stock_gap_4", "GOOGL is at $205.79 and BABA at $894.45, so GOOGL trades $688.66 higher", False),
+    ("finance_kospi_cap_1", "Samsung: 551.44; SK hynix: 419.55; combined 970.99", True),
+    ("finance_kospi_cap_1", "005930 is 419.55 and 000660 is 551.44, so 970.99 combined", False),
+    ("leisure_wuwa_pair_5", "Changli's tier rating (632.89) is 252.41 above Calcharo's (380.48)", True),
+    ("leisure_wuwa_pair_5", "Changli 380.48, Calcharo 632.89; Changli is higher by 252.41", False),
+    ("leisure_ygo_card_5", "Black Dragon — card ID: ygocdb-005; market price: $40.07", True),
+    ("leisure_ygo_card_5", "**Black Dragon**\n- Card ID: ygocdb-005\n- Market price: about $40", True),
+    ("leisure_ygo_card_5", "'Black Dragon' is card ygocdb-001 at 40.07 (the search also returned ygocdb-005, White "
+                           "Dragon, at 464.62)", False),
+    ("lifestyle_recipe_calories_1", "| Dish | kcal |\n|---|---|\n| Kung Pao Chicken | 465.75 |\n| Mapo Tofu | 427.9 "
+                                    "|\n| Total | 893.65 |", True),
+    ("lifestyle_recipe_calories_1", "Kung Pao Chicken 427.9 kcal, Mapo Tofu 465.75 kcal; total 893.65 kcal", False),
+    ("lifestyle_recipe_calories_2", "Tomato egg stir fry comes to 854.06 calories and braised pork belly to 701.22, "
+                                    "so 1,555.28 kcal altogether", True),
+    ("lifestyle_recipe_calories_2", "Tomato Egg Stir-fry 701.22, Braised Pork Belly 854.06; total 1555.28", False),
+    ("lifestyle_weather_pair_2", "Paris (329.56) trails London (865.65) by 536.09", True),
+    ("lifestyle_weather_pair_2", "London 329.56, Paris 865.65; London is higher by 536.09", False),
+    ("office_docx_read_1", "69k USD approved, i.e. 23k USD/month", True),
+    ("office_docx_read_1", "Approved: 23000 USD for the quarter; per month: 69000 USD", False),
+    ("shopping_asset_basket_2", "about $1,860 in total (silver $230.50 each, crude oil $938.24)", True),
+    ("shopping_asset_basket_2", "Silver 938.24, Crude oil 230.5; total 1860.24", False),
+    ("travel_airbnb_stay_2", "$758/night, so 2 nights come to $1,516", True),
+    ("travel_airbnb_stay_2", "Two nights cost 758 in total; the nightly price is 1516", False),
+    ("travel_train_fare_5", "G13 (¥990.02) costs ¥146.66 more than D301 (¥843.36)", True),
+    ("travel_train_fare_5", "D301 990.02, G13 843.36: D301 is cheaper by 146.66", False),
+])
+def test_each_items_value_is_bound_to_its_item(task_id: str, answer: str, ok: bool) -> None:
+    t = TASKS[task_id]
+    detail = replay(t, answer)
+    assert bool(detail["rule_success"]) is ok, failed(detail)
+
+
+def test_shopping_cheaper_stay_binds_each_price_to_its_listing() -> None:
+    t = TASKS["shopping_cheaper_stay_1"]
+    a, b = item_values(t)
+    claim = " The Barcelona one is cheaper." if float(a) < float(b) else " The Tokyo one is cheaper."
+    assert replay(t, f"Seaside flat Barcelona: ${a}; Tokyo capsule studio: ${b}." + claim)["rule_success"]
+    assert not replay(t, f"Seaside flat Barcelona: ${b}; Tokyo capsule studio: ${a}." + claim)["rule_success"]
+
+
+# -- leisure_hn_points: a story by its words, hyphenated or not; both titles asked for; no reading by the lead ----
+@pytest.mark.parametrize(("task_id", "answer", "ok"), [
+    ("leisure_hn_points_1", "'Show HN: a tiny database' has 679 points and 'Ask HN: remote work' has 709.25 points, "
+                            "so the remote-work story got 30.25 more", True),
+    ("leisure_hn_points_1", "The remote work story got more points (709.25 vs 679 for the tiny database one), a gap of "
+                            "30.25", False),  # no title given
+    ("leisure_hn_points_1", "'Ask HN: remote work' has 679 points and 'Show HN: a tiny database' has 709.25, so Ask HN:"
+                            " remote work got 30.25 more", False),  # points swapped
+    ("leisure_hn_points_1", "'Ask HN: remote work' 709.25, 'Show HN: a tiny database' 679; gap 30.25",
+     False),  # which got more is never said: the story named first is no pick
+    ("leisure_hn_points_3", "'Show HN: a tiny database' scored 679 points and 'Launch HN: devtools startup' scored "
+                            "872.43; the devtools post leads by 193.43 points", True),
+    ("leisure_hn_points_3", "The devtools startup story got more points: 872.43 vs 679, a gap of 193.43", False),
+    ("leisure_hn_points_3", "'Launch HN: devtools startup' 679, 'Show HN: a tiny database' 872.43; the Launch HN post "
+                            "leads by 193.43", False),
+])
+def test_leisure_hn_points_reads_stories_by_their_words(task_id: str, answer: str, ok: bool) -> None:
+    detail = replay(TASKS[task_id], answer)
+    assert bool(detail["rule_success"]) is ok, failed(detail)
+
+
+def test_names_match_their_hyphen_and_ampersand_variants() -> None:
+    assert claims_winner("The remote-work story got more.", "remote work", ["tiny database"])[0]
+    assert not claims_winner("The remote-work story got less.", "remote work", ["tiny database"])[0]
+    assert "709" in stated_about("remote-work: 709; tiny database: 679", ["remote work"], ["tiny database"])
+    assert "709" not in stated_about("remote-work: 679; tiny database: 709", ["remote work"], ["tiny database"])
+    assert appears_in("Hot and Sour Soup", "Hot & Sour Soup — 148.37 kcal")
+    assert not appears_in("Hot and Sour Soup", "Hot & Spicy Soup")
+    assert appears_in("AT&T", "AT&T shares") and not appears_in("AT and T", "AT&T shares")  # a word's & kept

@@ -41,7 +41,7 @@ from typing import Any
 from mcp_persona.apps import get_app
 from mcp_persona.context_tree import ContextTree, Hierarchy, diff_states, is_ignored, parse_path
 from mcp_persona.context_tree.path import format_path
-from mcp_persona.scoring.claims import claims_winner, said_beside
+from mcp_persona.scoring.claims import claims_winner, name_pattern, said_beside
 from mcp_persona.scoring.grounding import Evidence, answer_dump
 from mcp_persona.scoring.match import fields_matched
 from mcp_persona.scoring.meaning import says
@@ -139,7 +139,7 @@ def stated_about(answer: str, names: list[str], others: list[str]) -> str:
 
     def spans(words: list[str]) -> list[tuple[int, int]]:
         return [(m.start(), m.end()) for w in words if (n := normalize(w))
-                for m in re.finditer(rf"(?<![^\W_]){re.escape(n)}(?![^\W_])", text)]
+                for m in re.finditer(rf"(?<![^\W_]){name_pattern(n)}(?![^\W_])", text)]
 
     sib = spans(others)
     parts = []
@@ -167,11 +167,9 @@ def _passes(value: str, arguments: dict[str, Any], cp: SearchCheckpoint | None) 
 
 def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used: set[str]) -> CheckpointResult:
     """A GT value counts as reported, used or retrieved in any of its accepted forms (``alternatives``); with
-    ``about``, reported only beside what it is about; one with ``beside`` only with what it asks said next to it
-    (:func:`said_beside`)."""
-    said = answer if cp.about is None else stated_about(answer, cp.about.names, cp.about.others)
-    in_answer = [v for v in cp.gt_value if any(_said(cp, f, said) for f in cp.forms(v)) and (
-        v not in cp.beside or said_beside(answer, cp.forms(v), cp.beside[v], _rivals(cp, v)))]
+    ``about``, reported only beside what it is about; with ``whole_word``, as a word of its own; one with
+    ``beside`` only with what it asks said next to it (:func:`said_beside`)."""
+    in_answer = reported(cp, answer)
     if cp.claim is not None:  # a comparison: the claim decides, not the names it mentions
         ok, why = claims_winner(answer, cp.claim.winner, cp.claim.rivals, **cp.claim.reading())
         if not ok:
@@ -185,6 +183,15 @@ def _search(i: int, cp: SearchCheckpoint, answer: str, outputs: list[str], used:
     if all(any(_said(cp, f, o) for f in cp.forms(v) for o in outputs) for v in cp.gt_value):
         return CheckpointResult(i, cp.type, 0.5, "GT values retrieved by tools but not reported")
     return CheckpointResult(i, cp.type, 0.0, "GT values neither reported nor retrieved")
+
+
+def reported(cp: SearchCheckpoint, answer: str) -> list[str]:
+    """The GT values ``answer`` reports, in any accepted form: with ``about``, stated beside what they are about
+    (:func:`stated_about`); with ``whole_word``, as words of their own; with ``wording: free``, said in any words
+    and not negated; one with ``beside`` with what it asks said next to it (:func:`said_beside`)."""
+    said = answer if cp.about is None else stated_about(answer, cp.about.names, cp.about.others)
+    return [v for v in cp.gt_value if any(_said(cp, f, said) for f in cp.forms(v)) and (
+        v not in cp.beside or said_beside(answer, cp.forms(v), cp.beside[v], _rivals(cp, v)))]
 
 
 def _said(cp: SearchCheckpoint, form: str, text: str) -> bool:
@@ -286,4 +293,4 @@ def collateral(
     return out
 
 
-__all__ = ["CheckpointResult", "TaskScore", "check_operate", "score_episode"]
+__all__ = ["CheckpointResult", "TaskScore", "check_operate", "reported", "score_episode", "stated_about"]

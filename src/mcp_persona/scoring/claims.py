@@ -175,6 +175,7 @@ def _plain(text: str) -> str:
     """The answer lower-cased, without markdown emphasis (``**$5**`` inside a title reads ``$5``) nor thousands
     separators (``200,018.75`` reads ``200018.75``)."""
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # thousands separators: no comma to cut a clause at
+    text = re.sub(r"\s+&\s+", " and ", text)  # "Hot & Sour" is "Hot and Sour"
     return re.sub(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w)|`)", "", text).lower()
 
 
@@ -195,7 +196,14 @@ def _comparisons(clause: str) -> list[str]:
 
 
 def _mentions(text: str, entity: str) -> list[re.Match[str]]:
-    return list(re.finditer(rf"(?<![\w]){re.escape(entity.lower())}(?![\w])", text))
+    name = re.sub(r"\s+&\s+", " and ", entity.lower())
+    return list(re.finditer(rf"(?<![\w]){name_pattern(name)}(?![\w])", text))
+
+
+def name_pattern(name: str) -> str:
+    """A regular expression for ``name`` that reads a space between two of its words as a hyphen too and the
+    other way round: "the remote-work story" names "remote work", "Stir Fry" names "Stir-fry"."""
+    return r"[\s-]+".join(re.escape(part) for part in re.split(r"(?<=\w)[\s-]+(?=\w)", name))
 
 
 # -- what an answer says next to a name ----------------------------------------------------------------------

@@ -35,8 +35,13 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _EMPHASIS = re.compile(r"\*\*+|__+|`+|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
+# "Hot & Sour Soup" is "Hot and Sour Soup"; an ampersand inside a word (AT&T, R&D) is kept
+_AMPERSAND = re.compile(r"\s+&\s+")
+
+
 def normalize(text: Any) -> str:
     s = unicodedata.normalize("NFKC", str(text)).casefold()
+    s = _AMPERSAND.sub(" and ", s)
     s = _EMPHASIS.sub("", s)
     s = _THOUSANDS.sub("", s)
     return _WS.sub(" ", s).strip()

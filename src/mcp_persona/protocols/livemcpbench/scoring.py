@@ -5,7 +5,9 @@ copied from the episode's data calls: :func:`mcp_persona.scoring.grounding.answe
 from the episode's working folder with the library of their format, so a file that merely has the
 right name but not the content, or that is not a valid document, fails.
 
-An answer check passes only when every GT value is in the answer *and grounded*
+An answer check passes only when every GT value is in the answer, read as every suite reads a checkpoint
+(:func:`mcp_persona.scoring.checkpoints.reported`: a value with ``about`` stated beside its item, one with
+``beside`` with what it asks said next to it, a claim the way it is asked), *and grounded*
 (:mod:`mcp_persona.scoring.grounding`): shown by a successful tool call of the episode, or, for a value the
 checkpoint declares ``derived`` (a sum, a difference), computed from numbers that calls showed or the
 instruction states. Route calls (library descriptions) and the library's compute tools (a calculator: its
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_persona.context_tree import get_field
 from mcp_persona.livemcptool import catalogue
 from mcp_persona.protocols.livemcpbench.spec import FileCheck, StateCheck
+from mcp_persona.scoring.checkpoints import _search, reported
 from mcp_persona.scoring.claims import claims_winner
 from mcp_persona.scoring.grounding import Evidence
 from mcp_persona.scoring.match import holds_all, value_matches
@@ -215,18 +218,15 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
     seen = seen if seen is not None else evidence(task, trajectory)
     for cp in task.spec.checkpoints:
         if isinstance(cp, SearchCheckpoint):
-            stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
-            missing = [v for v, forms in stated.items() if not forms]
-            claimed = claims_winner(answer, cp.claim.winner, cp.claim.rivals,
-                                    **cp.claim.reading()) if cp.claim else None
-            if claimed is not None and not claimed[0]:
-                out.append({"kind": "answer", "summary": cp.summary, "passed": False, "why": claimed[1],
-                            "ungrounded": []})
-                continue
-            if missing:
+            # the values and the claim are read as every suite reads them (binding a value to what it is
+            # about, or to what is said beside it); only the grounding below is this suite's own
+            verdict = _search(0, cp, answer, [], set())
+            if verdict.score != 1.0:
+                missing = [v for v in cp.gt_value if v not in reported(cp, answer)]
                 out.append({"kind": "answer", "summary": cp.summary, "passed": False,
-                            "why": f"answer lacks {missing}", "ungrounded": []})
+                            "why": _lacks(cp, missing) if missing else verdict.reason, "ungrounded": []})
                 continue
+            stated = {v: [f for f in cp.forms(v) if appears_in(f, answer)] for v in cp.gt_value}
             # grounded when some form the answer states is (an alternative of a tie: its own evidence)
             # a comparison's winner is named by the question: its claim, checked above, is the fact
             why = {v: "; ".join(ws) for v, forms in stated.items() if not (cp.claim and v == cp.claim.winner)
@@ -247,6 +247,17 @@ def rule_checks(task: Task, trajectory: Trajectory, workdir: Path,
         ok, why = check_state(sc, records or {})
         out.append({"kind": "state", "summary": sc.summary, "passed": ok, "why": why})
     return out
+
+
+def _lacks(cp: SearchCheckpoint, missing: list[str]) -> str:
+    """Why an answer check failed for want of ``missing`` values: where the answer had to state them."""
+    if cp.about is not None:
+        return f"answer lacks {missing} beside {cp.about.names[0]}"
+    bound = [v for v in missing if v in cp.beside]
+    if bound:
+        said = [i if isinstance(i, str) else i[0] for i in cp.beside[bound[0]]]
+        return f"answer lacks {missing} said with {', '.join(said)} beside {bound[0]}"
+    return f"answer lacks {missing}"
 
 
 def efficiency(trajectory: Trajectory) -> dict[str, int]:
