@@ -24,12 +24,13 @@ from mcp_persona.tasks.requests import checks_of, likely_request, requests
 DATA = Path(__file__).resolve().parents[1] / "src" / "mcp_persona" / "data" / "tasks"
 
 
-def annotate(suite: str, *, write: bool) -> tuple[int, int, list[str]]:
-    """(checks already traced, checks traced now, the checks left for a person)."""
+def annotate(suite: str, *, write: bool, folder: Path | None = None) -> tuple[int, int, list[str]]:
+    """(checks already traced, checks traced now, the checks left for a person), over the suite's bundled task
+    files or those in ``folder`` (a generator's output: the generators call this last)."""
     spec = get_protocol(suite).spec_model
     kept = traced = 0
     left: list[str] = []
-    for path in sorted(p for p in (DATA / suite).glob("*.json") if p.name != SUITE_FILE):
+    for path in sorted(p for p in (folder or DATA / suite).glob("*.json") if p.name != SUITE_FILE):
         text = path.read_text(encoding="utf-8")
         raw = json.loads(text)
         second = text.split("\n", 2)[1] if "\n" in text else ""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from annotate_asks import annotate
 from docx import Document
 from openpyxl import Workbook
 from suite_folder import clear
@@ -602,6 +603,8 @@ def main(out: Path = OUT) -> None:
     for domain, tasks in groups.items():
         (out / f"{domain}.json").write_text(json.dumps(tasks, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"{domain}: {len(tasks)} tasks")
+    _, traced, left = annotate("livemcpbench", write=True, folder=out)  # each check's request, where it is sure
+    print(f"asks written for {traced} checks; {len(left)} checks of several-request instructions left to trace")
 
 
 if __name__ == "__main__":

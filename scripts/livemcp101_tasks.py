@@ -19,6 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from annotate_asks import annotate
 from mcp import Client
 from suite_folder import clear
 
@@ -272,6 +273,8 @@ async def main(out: Path = OUT) -> None:
         (out / f"{t['id']}.json").write_text(json.dumps(t, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         counts[t["spec"]["difficulty"]] = counts.get(t["spec"]["difficulty"], 0) + 1
     print(len(registered), counts)
+    _, traced, left = annotate("livemcp101", write=True, folder=out)  # each check's request, where it is sure
+    print(f"asks written for {traced} checks; {len(left)} checks of several-request instructions left to trace")
 
 
 if __name__ == "__main__":
