@@ -139,6 +139,9 @@ def call_key(tool: str, arguments: dict[str, Any] | None) -> tuple[str, str]:
 def score_calls(task: Task, calls: Sequence[ToolCallEvent]) -> dict[str, Any]:
     """Finished / efficiently finished / the paper's rule, for one episode's tool calls."""
     keys = [call_key(c.tool, c.arguments) for c in calls]
+    # a refused call stands for no gold call where the gold calls succeed (every bundled task, validated so);
+    # an imported task set whose gold calls the library may refuse keeps the argument rule alone
+    refused_may_count = bool(getattr(task.spec, "gold_may_fail", False))
     used: set[int] = set()
     matched: dict[tuple[int, int], ToolCallEvent] = {}
     match_index: dict[tuple[int, int], int] = {}
@@ -151,7 +154,8 @@ def score_calls(task: Task, calls: Sequence[ToolCallEvent]) -> dict[str, Any]:
                 missing.append(f"{gold.tool} (needs the result of gold call {si}.{ci})")
                 continue
             want = call_key(gold.tool, args)
-            hit = next((i for i, k in enumerate(keys) if i not in used and k == want and not calls[i].is_error), None)
+            hit = next((i for i, k in enumerate(keys) if i not in used and k == want
+                        and (not calls[i].is_error or refused_may_count)), None)
             if hit is None:
                 missing.append(f"{gold.tool} {want[1]}")
                 continue

@@ -14,6 +14,10 @@ class MCPAgentBenchSpec(TaskSpec):
     type: Literal["single", "dual_serial", "dual_parallel", "multi"] = Field(
         description="the shape of the gold chain: one call, two in a row, two at once, three or more")
     domain: Literal["daily", "professional"]
+    gold_may_fail: bool = Field(
+        default=False, description="the gold calls may be refused by this platform's servers (an imported task "
+                                   "set whose arguments the library does not cover): a refused call may then "
+                                   "stand for a gold call, as it did before a refusal counted as not done")
 
 
 MCPAgentBenchTask = Task[MCPAgentBenchSpec]
