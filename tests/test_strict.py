@@ -276,9 +276,10 @@ def test_sloppy_agents_score_below_the_gold_chain() -> None:
     assert metrics["writes twice"]["acc"] > 0.95  # the paper's Acc cannot see a second copy...
     assert metrics["writes twice"]["strict_sr"] < 0.35  # ...the strict pass can
     assert metrics["answer only"]["strict_sr"] == 0.0  # values never retrieved are not a pass
-    # every value is in the pasted outputs and the state is right: only the copy rule stops these
-    assert metrics["paste all"]["acc"] == 1.0 and metrics["paste all"]["strict_sr"] == 0.0
-    assert metrics["paste + sentence"]["acc"] == 1.0 and metrics["paste + sentence"]["strict_sr"] == 0.0
+    # nearly every value is in the pasted outputs and the state is right: only the copy rule stops these (a value
+    # whose check needs what is said beside it, in the answer's own clause, is not stated by a raw output)
+    assert metrics["paste all"]["acc"] > 0.9 and metrics["paste all"]["strict_sr"] == 0.0
+    assert metrics["paste + sentence"]["acc"] > 0.9 and metrics["paste + sentence"]["strict_sr"] == 0.0
 
 
 async def test_pasting_the_outputs_never_passes_strict() -> None:

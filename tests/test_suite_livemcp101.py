@@ -54,10 +54,12 @@ def test_written_files_and_sheets_are_checked_for_facts() -> None:
     for t in TASKS:
         for c in t.spec.checkpoints:
             if isinstance(c, OperateCheckpoint) and c.server == "filesystem":
-                # a value, the facts of one line in any layout, or several such facts: never the gold file's sentence
-                assert set(c.expect["content"]) <= {"$contains", "$line", "$all"}
+                # a value, the facts of one line in any layout, a value beside its subject or under its heading, a
+                # claim, or several such facts (or alternatives of them): never the gold file's sentence
+                assert set(c.expect["content"]) <= {"$contains", "$line", "$all", "$in"}
                 assert c.expect["path"].startswith("/home/user/")
-                assert _operators(c.expect["content"]) <= {"$contains", "$line", "$all", "$in"}, t.id
+                assert _operators(c.expect["content"]) <= {"$contains", "$line", "$all", "$in", "$beside", "$section",
+                                                           "$claim"}, t.id
                 sentence = str(c.expect["content"].get("$contains", ""))  # no table row, label or "city: time"
                 assert not re.match(r"\| |\w+: [A-Z]|[\w/]+: \d\d:\d\d|stay \$", sentence), (t.id, sentence)
             if isinstance(c, OperateCheckpoint) and c.server == "excel":
